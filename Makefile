@@ -1,0 +1,49 @@
+# fastfutex: per-process futex hashing for Linux 6.12 LTS.
+# The product is patches/; this Makefile builds, boots and measures it.
+
+TREE    ?= build/linux
+SUITES  ?= futex-selftests
+QUICK   ?= 0
+
+.PHONY: help deps tree export test test-rt run check bench clean
+
+help:
+	@echo "make deps     install the Debian packages the harness needs"
+	@echo "make tree     unpack linux-source-6.12 into $(TREE) and apply patches/"
+	@echo "make export   regenerate patches/ from $(TREE)'s commits since 'base'"
+	@echo "make test     debug kernel (lockdep, KASAN): all suites + harness self-test"
+	@echo "make test-rt  the same on PREEMPT_RT"
+	@echo "make run      boot the patched kernel to an interactive shell"
+	@echo "make check    checkpatch --strict on the series, shellcheck on scripts"
+	@echo "make bench    vanilla vs fastfutex benchmark (QUICK=1: CI subset)"
+
+deps:
+	scripts/deps.sh
+
+$(TREE)/Makefile:
+	scripts/get-tree.sh $(TREE)
+
+tree: deps $(TREE)/Makefile
+
+export:
+	scripts/export.sh $(TREE)
+
+test: tree
+	scripts/test.sh $(TREE) debug $(SUITES)
+
+test-rt: tree
+	scripts/test.sh $(TREE) rt $(SUITES) --no-selftest
+
+run: tree
+	scripts/build-kernel.sh $(TREE) build/out/base configs/base.config >/dev/null
+	scripts/pack-guest.sh $(TREE) build/guest/run build/guest/run.cpio.gz --tools
+	scripts/boot.sh build/out/base/arch/x86/boot/bzImage build/guest/run.cpio.gz shell -
+
+check: deps $(TREE)/Makefile
+	scripts/check.sh $(TREE)
+
+bench: tree
+	scripts/bench.sh $(TREE) $(QUICK)
+
+clean:
+	rm -rf build/out build/guest results

@@ -1,0 +1,90 @@
+#!/usr/bin/env bash
+# Pack the guest initramfs: busybox, the tree's futex selftests (built
+# static against the tree's own uapi headers), the harness's guest programs
+# and suites, and optionally Debian's perf, stress-ng, rt-tests and trinity
+# with their shared libraries.
+#
+# usage: pack-guest.sh <kernel-srcdir> <work-dir> <out.cpio.gz> [--tools]
+set -euo pipefail
+
+top=$(cd "$(dirname "$0")/.." && pwd)
+src=$(cd "${1:?usage: pack-guest.sh <srcdir> <workdir> <out.cpio.gz> [--tools]}" && pwd)
+work=${2:?missing work dir}
+out=${3:?missing output file}
+tools=0
+[ "${4:-}" = --tools ] && tools=1
+
+die() { echo "pack-guest: error: $*" >&2; exit 1; }
+[ -x /bin/busybox ] || die "/bin/busybox missing (apt-get install busybox-static)"
+file /bin/busybox | grep -q 'statically linked' || die "/bin/busybox is not static (install busybox-static)"
+
+mkdir -p "$work"
+work=$(cd "$work" && pwd)
+root="$work/root"
+rm -rf "$root"
+mkdir -p "$root"/{bin,sbin,dev,proc,sys,tmp,etc,opt/tests,suites,usr/bin,usr/lib,lib64,root}
+
+echo "pack-guest: installing uapi headers of $src"
+make -s -C "$src" O="$work/hdr" headers_install INSTALL_HDR_PATH="$work/hdr/usr" >"$work/headers.log" 2>&1 ||
+	die "headers_install failed, see $work/headers.log"
+
+echo "pack-guest: building tools/testing/selftests/futex statically"
+st="$src/tools/testing/selftests/futex/functional"
+mkdir -p "$work/futex"
+if ! make -C "$st" OUTPUT="$work/futex" LDFLAGS=-static \
+	KHDR_INCLUDES="-isystem $work/hdr/usr/include" >"$work/selftests.log" 2>&1; then
+	grep -E 'error' "$work/selftests.log" | head -20 >&2
+	die "building the futex selftests failed, see $work/selftests.log"
+fi
+progs=$(make -s -C "$st" -f - print-progs <<'MK' 2>/dev/null || true
+include Makefile
+print-progs:
+	@echo $(TEST_GEN_PROGS)
+MK
+)
+[ -n "$progs" ] || progs=$(find "$work/futex" -maxdepth 1 -type f -perm -u+x -printf '%f\n')
+for p in $progs; do
+	p=$(basename "$p")
+	[ -x "$work/futex/$p" ] || die "selftest $p was not built"
+	cp "$work/futex/$p" "$root/opt/tests/"
+done
+echo "pack-guest: $(echo "$progs" | wc -w) futex selftests"
+
+echo "pack-guest: building guest programs"
+for c in "$top"/guest/*.c; do
+	b=$(basename "$c" .c)
+	gcc -O2 -Wall -Wextra -Werror -static -pthread -isystem "$work/hdr/usr/include" \
+		-o "$root/opt/tests/$b" "$c" -lm || die "compiling $c failed"
+done
+
+cp /bin/busybox "$root/bin/busybox"
+ln -s busybox "$root/bin/sh"
+install -m 755 "$top/guest/init" "$root/init"
+install -m 755 "$top/guest/ff-run-suite" "$root/bin/ff-run-suite"
+cp "$top"/guest/suites/*.txt "$root/suites/"
+echo "root:x:0:0:root:/root:/bin/sh" >"$root/etc/passwd"
+echo "root:x:0:" >"$root/etc/group"
+
+copy_with_libs() {
+	local bin=$1 lib
+	[ -x "$bin" ] || die "$bin missing (install its Debian package)"
+	cp -L "$bin" "$root/usr/bin/"
+	for lib in $(ldd "$bin" | grep -oE '/[^ ]+\.so[^ ]*'); do
+		mkdir -p "$root$(dirname "$lib")"
+		[ -e "$root$lib" ] || cp -L "$lib" "$root$lib"
+	done
+}
+
+if [ "$tools" = 1 ]; then
+	echo "pack-guest: adding perf, stress-ng, rt-tests, trinity"
+	perf=$(find /usr/bin -maxdepth 1 -name 'perf_*' -type f | sort -V | tail -1)
+	[ -n "$perf" ] || die "no /usr/bin/perf_* (apt-get install linux-perf)"
+	copy_with_libs "$perf"
+	mv "$root/usr/bin/$(basename "$perf")" "$root/usr/bin/perf"
+	for b in /usr/bin/stress-ng /usr/bin/pi_stress /usr/bin/cyclictest /usr/bin/trinity; do
+		copy_with_libs "$b"
+	done
+fi
+
+(cd "$root" && find . -print0 | cpio --null -o -H newc --quiet) | gzip -1 >"$out"
+echo "pack-guest: wrote $out ($(du -h "$out" | cut -f1))"

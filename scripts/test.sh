@@ -1,0 +1,71 @@
+#!/usr/bin/env bash
+# make test: build the kernel with the series for one config, pack the
+# guest, boot it, run the suites and judge the log; then prove the harness
+# can fail (harness self-test).  One summary line at the end; non-zero exit
+# on any failure.
+#
+# usage: test.sh <tree> <config-name> <suites> [--no-selftest]
+set -euo pipefail
+
+top=$(cd "$(dirname "$0")/.." && pwd)
+tree=${1:?usage: test.sh <tree> <config> <suites> [--no-selftest]}
+config=${2:?missing config name}
+suites=${3:?missing suites}
+selftest=1
+[ "${4:-}" = --no-selftest ] && selftest=0
+cd "$top"
+res="results/test-$config"
+mkdir -p "$res"
+
+frags=(configs/base.config)
+case "$config" in
+debug) frags+=(configs/debug.config) ;;
+rt) frags+=(configs/debug.config configs/rt.config) ;;
+base) ;;
+*) echo "test: error: unknown config '$config' (base, debug, rt)" >&2; exit 1 ;;
+esac
+
+echo "== test[$config]: kernel"
+image=$(scripts/build-kernel.sh "$tree" "build/out/$config" "${frags[@]}" | tee /dev/stderr | tail -1)
+echo "== test[$config]: guest"
+scripts/pack-guest.sh "$tree" "build/guest/test" "build/guest/test.cpio.gz"
+
+status=0
+summary=()
+run() { # label suites timeout expect(pass|fail) [reason-regex]
+	local label=$1 s=$2 limit=$3 expect=$4 want=${5:-} log="$res/$1.log" out rc=0
+	echo "== test[$config]: boot $label ($s)"
+	scripts/boot.sh "$image" build/guest/test.cpio.gz "$s" "$log" "$limit" || true
+	out=$(scripts/report.sh "$log" "$label" 2>&1) || rc=$?
+	if [ "$expect" = pass ]; then
+		echo "$out"
+		summary+=("$(echo "$out" | tail -1)")
+		[ "$rc" = 0 ] || status=1
+	elif [ "$rc" = 0 ]; then
+		echo "test: harness self-test $label: the harness accepted a deliberate fault"
+		echo "$out"
+		summary+=("harness-selftest $label: FAILED (fault not detected)")
+		status=1
+	elif ! echo "$out" | grep -qE "$want"; then
+		echo "test: harness self-test $label: failed for the wrong reason (wanted /$want/):"
+		echo "$out"
+		summary+=("harness-selftest $label: FAILED (wrong reason)")
+		status=1
+	else
+		echo "harness self-test $label: caught as expected: $(echo "$out" | grep -E "$want" | head -1)"
+		summary+=("harness-selftest $label: ok (fault detected)")
+	fi
+}
+
+run "$config" "$suites" 2400 pass
+if [ "$selftest" = 1 ]; then
+	run harness-notok harness-fail-notok 300 fail 'not ok: harness-fail-notok/reports_not_ok'
+	run harness-hang harness-fail-hang 300 fail 'TIMEOUT after 5s|not ok: harness-fail-hang/hangs'
+	run harness-warn harness-fail-warn 300 fail 'kernel WARNING'
+fi
+
+echo
+echo "== test[$config] summary (logs in $res/)"
+printf '  %s\n' "${summary[@]}"
+if [ "$status" = 0 ]; then echo "test[$config]: PASS"; else echo "test[$config]: FAIL"; fi
+exit "$status"
