@@ -35,9 +35,9 @@ test-rt: tree
 	scripts/test.sh $(TREE) rt $(SUITES) --no-selftest
 
 run: tree
-	scripts/build-kernel.sh $(TREE) build/out/base configs/base.config >/dev/null
+	scripts/build-kernel.sh $(TREE) build/out/$(notdir $(TREE))-base configs/base.config >/dev/null
 	scripts/pack-guest.sh $(TREE) build/guest/run build/guest/run.cpio.gz --tools
-	scripts/boot.sh build/out/base/arch/x86/boot/bzImage build/guest/run.cpio.gz shell -
+	scripts/boot.sh build/out/$(notdir $(TREE))-base/arch/x86/boot/bzImage build/guest/run.cpio.gz shell -
 
 check: deps $(TREE)/Makefile
 	scripts/check.sh $(TREE)

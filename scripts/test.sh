@@ -26,7 +26,7 @@ base) ;;
 esac
 
 echo "== test[$config]: kernel"
-image=$(scripts/build-kernel.sh "$tree" "build/out/$config" "${frags[@]}" | tee /dev/stderr | tail -1)
+image=$(scripts/build-kernel.sh "$tree" "build/out/$(basename "$tree")-$config" "${frags[@]}" | tee /dev/stderr | tail -1)
 echo "== test[$config]: guest"
 scripts/pack-guest.sh "$tree" "build/guest/test" "build/guest/test.cpio.gz"
 
