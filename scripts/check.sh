@@ -17,7 +17,9 @@ shellcheck "${scripts[@]}" || status=1
 [ -x "$tree/scripts/checkpatch.pl" ] || { echo "check: error: no $tree/scripts/checkpatch.pl (run 'make tree')" >&2; exit 1; }
 mapfile -t patches < <(grep -v '^\s*\(#\|$\)' patches/series 2>/dev/null || true)
 for p in "${patches[@]}"; do
-	out=$("$tree/scripts/checkpatch.pl" --strict --no-tree --terse --show-types "patches/$p" 2>&1) || true
+	# Run from inside the kernel tree, as a kernel developer would: from
+	# another git repository checkpatch misreads the patch's context lines.
+	out=$(cd "$tree" && ./scripts/checkpatch.pl --strict --terse --show-types "$top/patches/$p" 2>&1) || true
 	if echo "$out" | grep -qE ': (ERROR|WARNING|CHECK):'; then
 		echo "check: $p:"
 		echo "$out" | grep -E ': (ERROR|WARNING|CHECK):' | sed 's/^/    /'
