@@ -2,7 +2,7 @@
 # The product is patches/; this Makefile builds, boots and measures it.
 
 TREE    ?= build/linux
-SUITES  ?= futex-selftests
+SUITES  ?= futex-selftests,fastfutex
 QUICK   ?= 0
 
 .PHONY: help deps tree export test test-rt run check bench clean

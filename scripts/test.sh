@@ -32,6 +32,7 @@ scripts/pack-guest.sh "$tree" "build/guest/test" "build/guest/test.cpio.gz"
 
 status=0
 summary=()
+npass=0 nfail=0 nskip=0
 run() { # label suites timeout expect(pass|fail) [reason-regex]
 	local label=$1 s=$2 limit=$3 expect=$4 want=${5:-} log="$res/$1.log" out rc=0
 	echo "== test[$config]: boot $label ($s)"
@@ -40,20 +41,28 @@ run() { # label suites timeout expect(pass|fail) [reason-regex]
 	if [ "$expect" = pass ]; then
 		echo "$out"
 		summary+=("$(echo "$out" | tail -1)")
+		read -r p f k < <(echo "$out" | tail -1 | sed -E 's/.*: ([0-9]+) passed, ([0-9]+) failed, ([0-9]+) skipped/\1 \2 \3/')
+		npass=$((npass + p)) nfail=$((nfail + f)) nskip=$((nskip + k))
+		if [ "$rc" != 0 ] && [ "$f" = 0 ]; then
+			nfail=$((nfail + 1)) # a splat or a timeout without a failed test
+		fi
 		[ "$rc" = 0 ] || status=1
 	elif [ "$rc" = 0 ]; then
 		echo "test: harness self-test $label: the harness accepted a deliberate fault"
 		echo "$out"
 		summary+=("harness-selftest $label: FAILED (fault not detected)")
+		nfail=$((nfail + 1))
 		status=1
 	elif ! echo "$out" | grep -qE "$want"; then
 		echo "test: harness self-test $label: failed for the wrong reason (wanted /$want/):"
 		echo "$out"
 		summary+=("harness-selftest $label: FAILED (wrong reason)")
+		nfail=$((nfail + 1))
 		status=1
 	else
 		echo "harness self-test $label: caught as expected: $(echo "$out" | grep -E "$want" | head -1)"
 		summary+=("harness-selftest $label: ok (fault detected)")
+		npass=$((npass + 1))
 	fi
 }
 
@@ -68,4 +77,5 @@ echo
 echo "== test[$config] summary (logs in $res/)"
 printf '  %s\n' "${summary[@]}"
 if [ "$status" = 0 ]; then echo "test[$config]: PASS"; else echo "test[$config]: FAIL"; fi
+echo "$config: $npass passed, $nfail failed, $nskip skipped"
 exit "$status"

@@ -1,0 +1,984 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * ff-bench: fastfutex benchmarks, run inside the guest.
+ *
+ * Every result is one line on stdout,
+ *
+ *   BENCH <workload> <kernel>/<mode> <param> <metric> <value>
+ *
+ * which scripts/bench.sh extracts from the console log; progress goes to
+ * stdout as "FFB-PROGRESS ..." lines and errors as "FFB-ERROR ..." lines
+ * (and a non-zero exit status).  Absolute timings under QEMU TCG are noise:
+ * the host only reports ratios between results of one run.
+ *
+ * KERNEL defaults to ff.label= of the kernel command line.
+ *
+ *   ff-bench noisy  -k KERNEL [-q] [-m MODES] [-n LEVELS]
+ *	Noisy neighbour: a forked process keeps N waiters queued (futex_waitv,
+ *	128 private futexes a thread); a fresh single-threaded victim process
+ *	measures its FUTEX_WAKE latency, then a wait/wake round trip between
+ *	two of its threads; the neighbour measures its own FUTEX_WAKE.
+ *   ff-bench switch -k KERNEL [-q] [-n LEVELS]
+ *	Cost of the switch to a private table with N waiters queued.
+ *   ff-bench mem    -k KERNEL [-m MODES]
+ *	Private table size (slots) per process for each policy.
+ *   ff-bench perf   -k KERNEL [-q] [-m MODE] [-r REPEATS] [-t THREADS]
+ *		     [-w WORKLOADS] [-s SECS]
+ *	perf bench futex hash, wake, wake-parallel, requeue, lock-pi.
+ *
+ * MODES: comma list of 0, 1, 2, 3 (kernel.futex_private_hash) and prealloc
+ * (policy 1, victim and neighbour call FUTEX_PREALLOC_HASH first).  On a
+ * kernel without /proc/sys/kernel/futex_private_hash the only mode is
+ * "global".
+ */
+#define _GNU_SOURCE
+#include <dirent.h>
+#include <errno.h>
+#include <limits.h>
+#include <linux/futex.h>
+#include <poll.h>
+#include <pthread.h>
+#include <sched.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdatomic.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/prctl.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#ifndef FUTEX_PREALLOC_HASH
+#define FUTEX_PREALLOC_HASH	14
+#endif
+#ifndef PR_FUTEX_HASH
+#define PR_FUTEX_HASH		78
+#define PR_FUTEX_HASH_SET_SLOTS	1
+#define PR_FUTEX_HASH_GET_SLOTS	2
+#endif
+#ifndef FUTEX2_SIZE_U32
+#define FUTEX2_SIZE_U32		0x02
+#endif
+#ifndef FUTEX2_PRIVATE
+#define FUTEX2_PRIVATE		FUTEX_PRIVATE_FLAG
+#endif
+#ifndef SYS_futex_waitv
+#define SYS_futex_waitv		449
+#endif
+
+#define SYSCTL_POLICY	"/proc/sys/kernel/futex_private_hash"
+#define WAITV_MAX	128
+#define WAITER_STACK	(64 * 1024)
+#define NPROBE		64	/* distinct futexes a wake test cycles over */
+#define STRIDE		16	/* u32s between them: one cacheline */
+#define BUCKET_BYTES	64	/* sizeof(struct futex_hash_bucket), cacheline aligned */
+
+static const char *kernel_label = "kernel";
+static int quick;
+
+/* ---- output ---- */
+
+static void out(const char *fmt, ...)
+{
+	char buf[512];
+	va_list ap;
+	int n;
+
+	va_start(ap, fmt);
+	n = vsnprintf(buf, sizeof(buf) - 1, fmt, ap);
+	va_end(ap);
+	if (n < 0)
+		return;
+	if (n > (int)sizeof(buf) - 2)
+		n = sizeof(buf) - 2;
+	buf[n++] = '\n';
+	/* One write a line: several processes share the console. */
+	if (write(STDOUT_FILENO, buf, n) < 0)
+		_exit(3);
+}
+
+#define bench(wl, km, param, metric, fmt, ...) \
+	out("BENCH %s %s %s %s " fmt, wl, km, param, metric, __VA_ARGS__)
+#define progress(fmt, ...) out("FFB-PROGRESS " fmt, ##__VA_ARGS__)
+#define error(fmt, ...) out("FFB-ERROR " fmt, ##__VA_ARGS__)
+
+/* ---- helpers ---- */
+
+static inline uint64_t now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ull + ts.tv_nsec;
+}
+
+static long futex(uint32_t *uaddr, int op, uint32_t val, unsigned long val2,
+		  uint32_t *uaddr2, uint32_t val3)
+{
+	return syscall(SYS_futex, uaddr, op, val, val2, uaddr2, val3);
+}
+
+static long futex_wake(uint32_t *f, int n)
+{
+	return futex(f, FUTEX_WAKE_PRIVATE, n, 0, NULL, 0);
+}
+
+static long futex_wait(uint32_t *f, uint32_t val)
+{
+	return futex(f, FUTEX_WAIT_PRIVATE, val, 0, NULL, 0);
+}
+
+/* Number of waiters queued on @f, without waking any: requeue onto itself. */
+static long futex_count(uint32_t *f)
+{
+	return futex(f, FUTEX_CMP_REQUEUE_PRIVATE, 0, INT_MAX, f, *f);
+}
+
+static long futex_prealloc(unsigned int slots)
+{
+	return futex(NULL, FUTEX_PREALLOC_HASH | FUTEX_PRIVATE_FLAG, slots, 0, NULL, 0);
+}
+
+static int have_policy(void)
+{
+	return access(SYSCTL_POLICY, F_OK) == 0;
+}
+
+static int write_file(const char *path, const char *val)
+{
+	FILE *f = fopen(path, "w");
+	int ret;
+
+	if (!f)
+		return -1;
+	ret = fputs(val, f) < 0 ? -1 : 0;
+	if (fclose(f))
+		ret = -1;
+	return ret;
+}
+
+static int set_policy(int mode)
+{
+	char v[16];
+
+	if (!have_policy())
+		return 0;
+	snprintf(v, sizeof(v), "%d\n", mode);
+	if (write_file(SYSCTL_POLICY, v)) {
+		error("cannot set %s to %d: %s", SYSCTL_POLICY, mode, strerror(errno));
+		return -1;
+	}
+	return 0;
+}
+
+/* Report the numeric lines of /proc/self/futex_hash; return its slots or -1. */
+static long report_hash(const char *wl, const char *km, const char *param)
+{
+	char line[128], key[64], val[64];
+	long slots = -1;
+	FILE *f = fopen("/proc/self/futex_hash", "r");
+
+	if (!f)
+		return -1;
+	while (fgets(line, sizeof(line), f)) {
+		char *end;
+		long v;
+
+		if (sscanf(line, "%63[^:]: %63s", key, val) != 2)
+			continue;
+		v = strtol(val, &end, 10);
+		if (*end)
+			continue;
+		if (!strcmp(key, "slots"))
+			slots = v;
+		if (wl)
+			bench(wl, km, param, key, "%ld", v);
+	}
+	fclose(f);
+	if (wl && slots >= 0)
+		bench(wl, km, param, "bytes", "%ld", slots * BUCKET_BYTES);
+	return slots;
+}
+
+static int cmp_u64(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+static void report_lat(const char *wl, const char *km, const char *param,
+		       uint64_t *lat, size_t n)
+{
+	static const struct { const char *name; double q; } pct[] = {
+		{ "p50_ns", 0.50 }, { "p99_ns", 0.99 }, { "p99.9_ns", 0.999 },
+	};
+	uint64_t sum = 0;
+	size_t i;
+
+	qsort(lat, n, sizeof(*lat), cmp_u64);
+	for (i = 0; i < n; i++)
+		sum += lat[i];
+	for (i = 0; i < sizeof(pct) / sizeof(pct[0]); i++)
+		bench(wl, km, param, pct[i].name, "%llu",
+		      (unsigned long long)lat[(size_t)(pct[i].q * (n - 1))]);
+	bench(wl, km, param, "max_ns", "%llu", (unsigned long long)lat[n - 1]);
+	bench(wl, km, param, "mean_ns", "%.0f", (double)sum / n);
+}
+
+/* Time @iters FUTEX_WAKEs of nobody, cycling over NPROBE futexes. */
+static int time_wakes(uint32_t *probe, uint64_t *lat, size_t iters, size_t warmup)
+{
+	size_t i;
+
+	for (i = 0; i < warmup + iters; i++) {
+		uint32_t *f = &probe[(i % NPROBE) * STRIDE];
+		uint64_t t0 = now_ns();
+		long r = futex_wake(f, 1);
+		uint64_t t1 = now_ns();
+
+		if (r < 0) {
+			error("FUTEX_WAKE: %s", strerror(errno));
+			return -1;
+		}
+		if (i >= warmup)
+			lat[i - warmup] = t1 - t0;
+	}
+	return 0;
+}
+
+/* ---- a set of queued waiters: threads blocked in futex_waitv ---- */
+
+struct waiters {
+	int n;
+	int nthreads;
+	uint32_t *f;
+	pthread_t *th;
+	long *res;
+	atomic_int ready;
+};
+
+struct waiter_arg {
+	struct waiters *w;
+	int idx;
+};
+
+static void *waiter_fn(void *p)
+{
+	struct waiter_arg *a = p;
+	struct waiters *w = a->w;
+	struct futex_waitv v[WAITV_MAX];
+	int j, base = a->idx * WAITV_MAX;
+	long r;
+
+	memset(v, 0, sizeof(v));
+	for (j = 0; j < WAITV_MAX; j++) {
+		v[j].val = 0;
+		v[j].uaddr = (uintptr_t)&w->f[base + j];
+		v[j].flags = FUTEX2_SIZE_U32 | FUTEX2_PRIVATE;
+	}
+	atomic_fetch_add(&w->ready, 1);
+	do {
+		r = syscall(SYS_futex_waitv, v, WAITV_MAX, 0, NULL, CLOCK_MONOTONIC);
+	} while (r < 0 && errno == EINTR);
+	w->res[a->idx] = r < 0 ? -errno : r;
+	return NULL;
+}
+
+static long waiters_count(struct waiters *w)
+{
+	long sum = 0, r;
+	int i;
+
+	for (i = 0; i < w->n; i++) {
+		r = futex_count(&w->f[i]);
+		if (r < 0) {
+			error("FUTEX_CMP_REQUEUE (count): %s", strerror(errno));
+			return -1;
+		}
+		sum += r;
+	}
+	return sum;
+}
+
+/* Start @n waiters (a multiple of 128) and return once all are queued. */
+static int waiters_start(struct waiters *w, int n)
+{
+	static struct waiter_arg *args;
+	pthread_attr_t attr;
+	uint64_t t0;
+	long got = 0;
+	int i;
+
+	memset(w, 0, sizeof(*w));
+	w->n = n;
+	w->nthreads = n / WAITV_MAX;
+	if (!n)
+		return 0;
+	w->f = calloc(n, sizeof(*w->f));
+	w->th = calloc(w->nthreads, sizeof(*w->th));
+	w->res = calloc(w->nthreads, sizeof(*w->res));
+	args = calloc(w->nthreads, sizeof(*args));
+	if (!w->f || !w->th || !w->res || !args) {
+		error("out of memory for %d waiters", n);
+		return -1;
+	}
+	pthread_attr_init(&attr);
+	pthread_attr_setstacksize(&attr, WAITER_STACK);
+	for (i = 0; i < w->nthreads; i++) {
+		args[i].w = w;
+		args[i].idx = i;
+		errno = pthread_create(&w->th[i], &attr, waiter_fn, &args[i]);
+		if (errno) {
+			error("pthread_create waiter %d of %d: %s", i, w->nthreads, strerror(errno));
+			return -1;
+		}
+	}
+	pthread_attr_destroy(&attr);
+	t0 = now_ns();
+	while (atomic_load(&w->ready) < w->nthreads) {
+		if (now_ns() - t0 > 120000000000ull) {
+			error("only %d of %d waiter threads started after 120 s",
+			      atomic_load(&w->ready), w->nthreads);
+			return -1;
+		}
+		usleep(2000);
+	}
+	/* Every thread is about to call futex_waitv: count the queued waiters. */
+	for (;;) {
+		got = waiters_count(w);
+		if (got < 0)
+			return -1;
+		if (got == n)
+			return 0;
+		if (now_ns() - t0 > 120000000000ull) {
+			error("only %ld of %d waiters queued after 120 s", got, n);
+			return -1;
+		}
+		usleep(20000);
+	}
+}
+
+/* Check all @n are still queued, wake them all and join the threads. */
+static int waiters_stop(struct waiters *w)
+{
+	int i, ret = 0;
+	long got;
+
+	if (!w->n)
+		return 0;
+	got = waiters_count(w);
+	if (got != w->n) {
+		error("teardown: %ld of %d waiters still queued", got, w->n);
+		ret = -1;
+	}
+	for (i = 0; i < w->n; i++)
+		futex_wake(&w->f[i], INT_MAX);
+	for (i = 0; i < w->nthreads; i++) {
+		pthread_join(w->th[i], NULL);
+		if (w->res[i] < 0) {
+			error("waiter thread %d: futex_waitv: %s", i, strerror(-w->res[i]));
+			ret = -1;
+		}
+	}
+	free(w->f);
+	free(w->th);
+	free(w->res);
+	return ret;
+}
+
+/* ---- noisy neighbour ---- */
+
+struct cfg {
+	size_t wake_iters;
+	size_t rtt_iters;
+};
+
+static int read_byte(int fd, int timeout_s)
+{
+	struct pollfd p = { .fd = fd, .events = POLLIN };
+	char c;
+
+	if (poll(&p, 1, timeout_s * 1000) != 1)
+		return -1;
+	if (read(fd, &c, 1) != 1)
+		return -1;
+	return c;
+}
+
+static uint32_t own_probe[NPROBE * STRIDE] __attribute__((aligned(64)));
+
+static int neighbour(const char *km, int n, int prealloc, int rfd, int wfd,
+		     const struct cfg *c)
+{
+	struct waiters w;
+	char param[32];
+	uint64_t *lat;
+	int ret = 0;
+
+	snprintf(param, sizeof(param), "%d", n);
+	if (prealloc) {
+		long s = futex_prealloc(n > 16 ? n : 0);
+
+		if (s < 0) {
+			error("neighbour: FUTEX_PREALLOC_HASH(%d): %s", n, strerror(errno));
+			return 1;
+		}
+		bench("neigh-prealloc", km, param, "slots", "%ld", s);
+	}
+	if (waiters_start(&w, n))
+		return 1;
+	bench("neigh-queued", km, param, "waiters", "%d", n);
+
+	/* Fewer iterations: with a small table its ops are very slow (policy 3). */
+	lat = calloc(c->wake_iters / 5, sizeof(*lat));
+	if (!lat || time_wakes(own_probe, lat, c->wake_iters / 5, 200))
+		return 1;
+	report_lat("neigh-wake", km, param, lat, c->wake_iters / 5);
+	free(lat);
+	report_hash("neigh-hash", km, param);
+
+	if (write(wfd, "R", 1) != 1)
+		return 1;
+	if (read_byte(rfd, 3600) != 'T') {
+		error("neighbour: no teardown request from the controller");
+		ret = 1;
+	}
+	if (waiters_stop(&w))
+		ret = 1;
+	return ret;
+}
+
+static uint32_t vprobe[NPROBE * STRIDE] __attribute__((aligned(64)));
+static uint32_t ping, pong;
+static size_t rtt_total;
+
+static void *pong_fn(void *p)
+{
+	size_t i;
+
+	(void)p;
+	for (i = 1; i <= rtt_total; i++) {
+		while (__atomic_load_n(&ping, __ATOMIC_ACQUIRE) != i)
+			futex_wait(&ping, i - 1);
+		__atomic_store_n(&pong, i, __ATOMIC_RELEASE);
+		futex_wake(&pong, 1);
+	}
+	return NULL;
+}
+
+static int victim(const char *km, int n, int prealloc, const struct cfg *c)
+{
+	size_t warm = quick ? 100 : 300, i;
+	char param[32];
+	pthread_t th;
+	uint64_t *lat;
+
+	snprintf(param, sizeof(param), "%d", n);
+	if (prealloc) {
+		long s = futex_prealloc(0);
+
+		if (s < 0) {
+			error("victim: FUTEX_PREALLOC_HASH(0): %s", strerror(errno));
+			return 1;
+		}
+		bench("victim-prealloc", km, param, "slots", "%ld", s);
+	}
+	lat = calloc(c->wake_iters > c->rtt_iters ? c->wake_iters : c->rtt_iters,
+		     sizeof(*lat));
+	if (!lat)
+		return 1;
+	/* Single-threaded: FUTEX_WAKE of a private futex nobody waits on. */
+	if (time_wakes(vprobe, lat, c->wake_iters, 1000))
+		return 1;
+	report_lat("victim-wake", km, param, lat, c->wake_iters);
+	report_hash("victim-hash-st", km, param);
+
+	/* Wait/wake round trip between two threads. */
+	rtt_total = warm + c->rtt_iters;
+	errno = pthread_create(&th, NULL, pong_fn, NULL);
+	if (errno) {
+		error("victim: pthread_create: %s", strerror(errno));
+		return 1;
+	}
+	for (i = 1; i <= rtt_total; i++) {
+		uint64_t t0 = now_ns();
+
+		__atomic_store_n(&ping, i, __ATOMIC_RELEASE);
+		futex_wake(&ping, 1);
+		while (__atomic_load_n(&pong, __ATOMIC_ACQUIRE) != i)
+			futex_wait(&pong, i - 1);
+		if (i > warm)
+			lat[i - warm - 1] = now_ns() - t0;
+	}
+	pthread_join(th, NULL);
+	report_lat("victim-rtt", km, param, lat, c->rtt_iters);
+	report_hash("victim-hash-mt", km, param);
+	free(lat);
+	return 0;
+}
+
+static int wait_child(pid_t pid, const char *who, int n)
+{
+	int st;
+
+	if (waitpid(pid, &st, 0) != pid) {
+		error("waitpid %s: %s", who, strerror(errno));
+		return -1;
+	}
+	if (WIFEXITED(st) && WEXITSTATUS(st) == 0)
+		return 0;
+	if (WIFSIGNALED(st))
+		error("%s (N=%d) killed by signal %d", who, n, WTERMSIG(st));
+	else
+		error("%s (N=%d) failed with exit status %d", who, n, WEXITSTATUS(st));
+	return -1;
+}
+
+static int noisy_level(const char *km, int n, int prealloc, const struct cfg *c)
+{
+	int p2n[2], n2p[2], ret = 0;
+	pid_t nb, v;
+
+	if (pipe(p2n) || pipe(n2p))
+		return -1;
+	nb = fork();
+	if (nb < 0)
+		return -1;
+	if (nb == 0) {
+		close(p2n[1]);
+		close(n2p[0]);
+		_exit(neighbour(km, n, prealloc, p2n[0], n2p[1], c));
+	}
+	close(p2n[0]);
+	close(n2p[1]);
+	if (read_byte(n2p[0], 600) != 'R') {
+		error("neighbour with %d waiters did not get ready (%s)", n, km);
+		kill(nb, SIGKILL);
+		wait_child(nb, "neighbour", n);
+		return -1;
+	}
+	v = fork();
+	if (v < 0)
+		return -1;
+	if (v == 0)
+		_exit(victim(km, n, prealloc, c));
+	if (wait_child(v, "victim", n))
+		ret = -1;
+	if (write(p2n[1], "T", 1) != 1)
+		ret = -1;
+	if (wait_child(nb, "neighbour", n))
+		ret = -1;
+	close(p2n[1]);
+	close(n2p[0]);
+	return ret;
+}
+
+/* Parse MODES into policies (-1: global, 4: prealloc); return the count. */
+static int parse_modes(const char *s, int *modes, int max)
+{
+	char buf[128], *tok, *save;
+	int n = 0;
+
+	if (!have_policy()) {
+		modes[0] = -1;
+		return 1;
+	}
+	snprintf(buf, sizeof(buf), "%s", s);
+	for (tok = strtok_r(buf, ",", &save); tok && n < max; tok = strtok_r(NULL, ",", &save)) {
+		if (!strcmp(tok, "prealloc"))
+			modes[n++] = 4;
+		else if (tok[0] >= '0' && tok[0] <= '3' && !tok[1])
+			modes[n++] = tok[0] - '0';
+		else
+			error("unknown mode '%s' ignored", tok);
+	}
+	return n;
+}
+
+static void mode_label(char *km, size_t sz, int mode)
+{
+	if (mode < 0)
+		snprintf(km, sz, "%s/global", kernel_label);
+	else if (mode == 4)
+		snprintf(km, sz, "%s/prealloc", kernel_label);
+	else
+		snprintf(km, sz, "%s/m%d", kernel_label, mode);
+}
+
+static int parse_levels(const char *s, int *lv, int max)
+{
+	char buf[256], *tok, *save;
+	int n = 0;
+
+	snprintf(buf, sizeof(buf), "%s", s);
+	for (tok = strtok_r(buf, ",", &save); tok && n < max; tok = strtok_r(NULL, ",", &save)) {
+		int v = atoi(tok);
+
+		if (v < 0 || v % WAITV_MAX) {
+			error("waiter count %d is not a multiple of %d", v, WAITV_MAX);
+			continue;
+		}
+		lv[n++] = v;
+	}
+	return n;
+}
+
+static int cmd_noisy(const char *modes_s, const char *levels_s)
+{
+	struct cfg c = {
+		.wake_iters = quick ? 10000 : 50000,
+		.rtt_iters = quick ? 2000 : 10000,
+	};
+	int modes[8], lv[16], nm, nl, i, j, ret = 0;
+	char km[64];
+
+	nm = parse_modes(modes_s, modes, 8);
+	nl = parse_levels(levels_s, lv, 16);
+	if (!have_policy())
+		bench("info", kernel_label, "-", "policy_sysctl", "%d", 0);
+	for (i = 0; i < nm; i++) {
+		mode_label(km, sizeof(km), modes[i]);
+		if (set_policy(modes[i] == 4 ? 1 : modes[i]))
+			return 1;
+		for (j = 0; j < nl; j++) {
+			uint64_t t0 = now_ns();
+
+			if (noisy_level(km, lv[j], modes[i] == 4, &c)) {
+				error("noisy: %s with %d neighbour waiters failed", km, lv[j]);
+				ret = 1;
+				continue;
+			}
+			progress("noisy %s N=%d done in %.1f s", km, lv[j],
+				 (now_ns() - t0) / 1e9);
+		}
+	}
+	set_policy(1);
+	return ret;
+}
+
+/* ---- switch cost ---- */
+
+static uint32_t sprobe[NPROBE * STRIDE] __attribute__((aligned(64)));
+
+/*
+ * In a fresh process: queue @n waiters under policy @queue_mode, then
+ * switch to policy 1 and
+ *  variant 0 "conflict": time the first 32 private ops (conflict detection
+ *	and switch) against the next 32;
+ *  variant 1 "prealloc-call": time one FUTEX_PREALLOC_HASH(@n) call;
+ *  variant 2 "prealloc-first": preallocated before queueing: the first
+ *	32 ops against the next 32.
+ */
+static int switch_child(int n, int variant)
+{
+	static const char *const name[] = { "conflict", "prealloc-call", "prealloc-first" };
+	char km[64], param[32];
+	uint64_t first = 0, steady = 0, fmax = 0, t0, t1;
+	struct waiters w;
+	int i, ret = 0;
+
+	snprintf(km, sizeof(km), "%s/%s", kernel_label, name[variant]);
+	snprintf(param, sizeof(param), "%d", n);
+	if (set_policy(variant == 2 ? 1 : 0))
+		return 1;
+	if (variant == 2 && futex_prealloc(n > 16 ? n : 0) < 0) {
+		error("switch: FUTEX_PREALLOC_HASH: %s", strerror(errno));
+		return 1;
+	}
+	if (waiters_start(&w, n))
+		return 1;
+	if (set_policy(1))
+		return 1;
+	if (variant == 1) {
+		long s;
+
+		t0 = now_ns();
+		s = futex_prealloc(n > 16 ? n : 0);
+		t1 = now_ns();
+		if (s < 0) {
+			error("switch: FUTEX_PREALLOC_HASH with %d waiters: %s", n, strerror(errno));
+			ret = 1;
+		}
+		bench("switch", km, param, "call_ns", "%llu", (unsigned long long)(t1 - t0));
+		bench("switch", km, param, "slots", "%ld", s);
+	} else {
+		for (i = 0; i < 64; i++) {
+			uint32_t *f = &sprobe[(i % NPROBE) * STRIDE];
+
+			t0 = now_ns();
+			futex_wake(f, 1);
+			t1 = now_ns();
+			if (i < 32) {
+				first += t1 - t0;
+				if (t1 - t0 > fmax)
+					fmax = t1 - t0;
+			} else {
+				steady += t1 - t0;
+			}
+		}
+		bench("switch", km, param, "first32_ns", "%llu", (unsigned long long)first);
+		bench("switch", km, param, "next32_ns", "%llu", (unsigned long long)steady);
+		bench("switch", km, param, "first_max_ns", "%llu", (unsigned long long)fmax);
+		bench("switch", km, param, "extra_ns", "%lld",
+		      (long long)first - (long long)steady);
+	}
+	report_hash("switch-hash", km, param);
+	if (waiters_stop(&w))
+		ret = 1;
+	return ret;
+}
+
+static int cmd_switch(const char *levels_s)
+{
+	int lv[16], nl, i, v, ret = 0;
+	pid_t pid;
+
+	if (!have_policy()) {
+		bench("info", kernel_label, "-", "policy_sysctl", "%d", 0);
+		return 0;
+	}
+	nl = parse_levels(levels_s, lv, 16);
+	for (i = 0; i < nl; i++) {
+		for (v = 0; v < 3; v++) {
+			pid = fork();
+			if (pid == 0)
+				_exit(switch_child(lv[i], v));
+			if (pid < 0 || wait_child(pid, "switch", lv[i]))
+				ret = 1;
+		}
+		progress("switch N=%d done", lv[i]);
+	}
+	set_policy(1);
+	return ret;
+}
+
+/* ---- memory ---- */
+
+static atomic_int mem_go;
+
+static void *mem_thread(void *p)
+{
+	uint32_t *f = p;
+	int i;
+
+	for (i = 0; i < 100; i++)
+		futex_wake(f, 1);
+	while (!atomic_load(&mem_go))
+		usleep(1000);
+	return NULL;
+}
+
+/* A process with @threads threads doing private ops, and @n waiters. */
+static int mem_child(const char *km, const char *scen, int threads, int n, int prealloc)
+{
+	static uint32_t f[64 * STRIDE];
+	pthread_t th[64];
+	struct waiters w;
+	int i, ret = 0;
+
+	if (prealloc && futex_prealloc(n > 16 ? n : 0) < 0) {
+		error("mem: FUTEX_PREALLOC_HASH: %s", strerror(errno));
+		return 1;
+	}
+	for (i = 0; i < 100; i++)
+		futex_wake(&f[(i % 64) * STRIDE], 1);
+	for (i = 1; i < threads; i++)
+		if (pthread_create(&th[i], NULL, mem_thread, &f[i * STRIDE]))
+			return 1;
+	if (waiters_start(&w, n))
+		return 1;
+	/* Any switch decided above is done by the next private op. */
+	for (i = 0; i < 64; i++)
+		futex_wake(&f[i * STRIDE], 1);
+	report_hash("mem", km, scen);
+	atomic_store(&mem_go, 1);
+	for (i = 1; i < threads; i++)
+		pthread_join(th[i], NULL);
+	if (waiters_stop(&w))
+		ret = 1;
+	return ret;
+}
+
+static int cmd_mem(const char *modes_s)
+{
+	static const struct { const char *name; int threads, n; } scen[] = {
+		{ "1thread", 1, 0 },
+		{ "2threads", 2, 0 },
+		{ "16threads", 16, 0 },
+		{ "8192waiters", 1, 8192 },
+	};
+	int modes[8], nm, i, j, ret = 0;
+	char km[64];
+	pid_t pid;
+
+	if (!have_policy()) {
+		bench("info", kernel_label, "-", "policy_sysctl", "%d", 0);
+		return 0;
+	}
+	nm = parse_modes(modes_s, modes, 8);
+	for (i = 0; i < nm; i++) {
+		mode_label(km, sizeof(km), modes[i]);
+		if (set_policy(modes[i] == 4 ? 1 : modes[i]))
+			return 1;
+		for (j = 0; j < (int)(sizeof(scen) / sizeof(scen[0])); j++) {
+			pid = fork();
+			if (pid == 0)
+				_exit(mem_child(km, scen[j].name, scen[j].threads,
+						scen[j].n, modes[i] == 4));
+			if (pid < 0 || wait_child(pid, "mem", scen[j].n))
+				ret = 1;
+		}
+	}
+	set_policy(1);
+	progress("mem done (%d modes)", nm);
+	return ret;
+}
+
+/* ---- perf bench futex ---- */
+
+static int perf_one(const char *km, const char *wl, const char *args, const char *param)
+{
+	char cmd[256], line[512], last[512] = "";
+	double v = -1, a, b;
+	const char *metric = "?";
+	char wlname[64];
+	FILE *p;
+	int st;
+
+	snprintf(cmd, sizeof(cmd), "/usr/bin/perf bench futex %s -s %s 2>&1", wl, args);
+	p = popen(cmd, "r");
+	if (!p) {
+		error("perf: cannot run '%s'", cmd);
+		return -1;
+	}
+	while (fgets(line, sizeof(line), p)) {
+		if (sscanf(line, "Averaged %lf operations/sec", &a) == 1) {
+			v = a;
+			metric = "ops_per_s";
+		} else if (sscanf(line, "Wokeup %lf of %lf threads in %lf ms", &a, &b, &v) == 3 ||
+			   sscanf(line, "Requeued %lf of %lf threads in %lf ms", &a, &b, &v) == 3) {
+			metric = "ms";
+		} else if (strstr(line, "latency") && sscanf(strstr(line, " in ") ?: "", " in %lf ms", &a) == 1) {
+			v = a;
+			metric = "ms";
+		}
+		if (line[0] != '\n')
+			snprintf(last, sizeof(last), "%s", line);
+	}
+	st = pclose(p);
+	if (st || v < 0) {
+		last[strcspn(last, "\n")] = 0;
+		error("perf bench futex %s %s failed (status %d): %s", wl, args, st, last);
+		return -1;
+	}
+	snprintf(wlname, sizeof(wlname), "perf-%s", wl);
+	bench(wlname, km, param, metric, "%.4f", v);
+	return 0;
+}
+
+static int cmd_perf(int mode, int repeats, const char *threads_s, const char *wls, int secs)
+{
+	char km[64], args[64], param[16], buf[128], tbuf[64], *tok, *save, *t, *s2;
+	int r, ret = 0;
+
+	if (access("/usr/bin/perf", X_OK)) {
+		error("perf: /usr/bin/perf missing from the guest (pack with perf)");
+		return 1;
+	}
+	mode_label(km, sizeof(km), have_policy() ? mode : -1);
+	if (set_policy(mode == 4 ? 1 : mode))
+		return 1;
+	for (r = 0; r < repeats; r++) {
+		snprintf(buf, sizeof(buf), "%s", wls);
+		for (tok = strtok_r(buf, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
+			if (!strcmp(tok, "hash")) {
+				snprintf(tbuf, sizeof(tbuf), "%s", threads_s);
+				for (t = strtok_r(tbuf, ",", &s2); t; t = strtok_r(NULL, ",", &s2)) {
+					snprintf(args, sizeof(args), "-r %d -t %s", secs, t);
+					snprintf(param, sizeof(param), "t%s", t);
+					if (perf_one(km, tok, args, param))
+						ret = 1;
+				}
+			} else if (!strcmp(tok, "lock-pi")) {
+				snprintf(args, sizeof(args), "-r %d -t 4", secs);
+				if (perf_one(km, tok, args, "t4"))
+					ret = 1;
+			} else if (!strcmp(tok, "wake") || !strcmp(tok, "wake-parallel") ||
+				   !strcmp(tok, "requeue")) {
+				if (perf_one(km, tok, "-t 32", "t32"))
+					ret = 1;
+			} else {
+				error("perf: unknown workload %s", tok);
+				ret = 1;
+			}
+		}
+		progress("perf %s repeat %d/%d done", km, r + 1, repeats);
+	}
+	set_policy(1);
+	return ret;
+}
+
+/* The host names the kernel on the command line: ff.label=NAME. */
+static void label_from_cmdline(void)
+{
+	static char buf[4096];
+	FILE *f = fopen("/proc/cmdline", "r");
+	char *p;
+
+	if (!f)
+		return;
+	if (fgets(buf, sizeof(buf), f)) {
+		p = strstr(buf, "ff.label=");
+		if (p) {
+			p += strlen("ff.label=");
+			p[strcspn(p, " \n")] = 0;
+			kernel_label = p;
+		}
+	}
+	fclose(f);
+}
+
+int main(int argc, char **argv)
+{
+	const char *modes = "0,1,2,3,prealloc";
+	const char *levels = NULL, *threads = "1,2,4";
+	const char *wls = "hash,wake,wake-parallel,requeue,lock-pi";
+	const char *cmd = argc > 1 ? argv[1] : "";
+	int opt, repeats = 3, secs = 2, mode = 1;
+
+	setvbuf(stdout, NULL, _IONBF, 0);
+	label_from_cmdline();
+	optind = 2;
+	while ((opt = getopt(argc, argv, "k:qm:n:r:t:w:s:")) != -1) {
+		switch (opt) {
+		case 'k': kernel_label = optarg; break;
+		case 'q': quick = 1; break;
+		case 'm': modes = optarg; mode = !strcmp(optarg, "prealloc") ? 4 : atoi(optarg); break;
+		case 'n': levels = optarg; break;
+		case 'r': repeats = atoi(optarg); break;
+		case 't': threads = optarg; break;
+		case 'w': wls = optarg; break;
+		case 's': secs = atoi(optarg); break;
+		default: goto usage;
+		}
+	}
+	if (!levels)
+		levels = quick ? "0,8192,65536" : "0,2048,8192,32768,65536";
+	if (!strcmp(cmd, "noisy"))
+		return cmd_noisy(modes, levels);
+	if (!strcmp(cmd, "switch"))
+		return cmd_switch(levels);
+	if (!strcmp(cmd, "mem"))
+		return cmd_mem(modes);
+	if (!strcmp(cmd, "perf"))
+		return cmd_perf(mode, repeats, threads, wls, secs);
+usage:
+	fprintf(stderr, "usage: ff-bench noisy|switch|mem|perf -k KERNEL [-q] [-m MODES] [-n LEVELS]\n"
+		"       [-r REPEATS] [-t THREADS] [-w WORKLOADS] [-s SECS]\n");
+	return 2;
+}
