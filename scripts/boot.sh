@@ -34,7 +34,7 @@ if [ "$nodes" -gt 1 ]; then
 	done
 fi
 
-cmdline="console=ttyS0,115200 panic=-1 oops=panic softlockup_panic=0 loglevel=6 ff.suite=$suites $extra"
+cmdline="console=ttyS0,115200 panic=-1 oops=panic softlockup_panic=0 loglevel=7 ff.suite=$suites $extra"
 qemu=(qemu-system-x86_64 -accel tcg -cpu max -smp "$cpus,sockets=$nodes,cores=$((cpus / nodes)),threads=1" -m "${mem}M" "${numa[@]}"
       -kernel "$kernel" -initrd "$initrd" -append "$cmdline"
       -nographic -no-reboot -nodefaults -serial stdio -monitor none)
