@@ -86,7 +86,9 @@ fi
 
 vimg=$(build vanilla "$vtree" "$vout")
 pimg=
-if git -C "$tree" log --oneline base..HEAD 2>/dev/null | grep -qi 'private'; then
+# (No 'git log | grep -q' under pipefail: git dies of SIGPIPE.)
+series=$(git -C "$tree" log --oneline base..HEAD 2>/dev/null || true)
+if grep -qi 'private' <<<"$series"; then
 	pimg=$(build patched "$tree" "$pout")
 else
 	warn "$tree has no process-private hash patch yet (git log base..HEAD); patched columns are n/a"
@@ -121,9 +123,18 @@ boot() { # label image suite timeout [cmdline]
 	local label=$1 img=$2 suite=$3 limit=$4 extra=${5:-} log=$logs/$1.log rc=0 tailpid
 	step "boot $label: suite $suite (limit ${limit}s)"
 	: >"$log"
-	# Guest progress and errors as they happen.
-	tail -n +1 -F "$log" 2>/dev/null |
-		grep --line-buffered -E 'FFB-(PROGRESS|ERROR)' | sed -u 's/^ */  guest: /' &
+	# Guest progress and errors as they happen: one background loop (no
+	# pipeline, so killing its one PID ends it).
+	(
+		seen=0
+		while sleep 2; do
+			n=$(grep -cE 'FFB-(PROGRESS|ERROR)' "$log" || true)
+			if [ "$n" -gt "$seen" ]; then
+				grep -E 'FFB-(PROGRESS|ERROR)' "$log" | tail -n "$((n - seen))" | tr -d '\r' | sed 's/^ */  guest: /'
+				seen=$n
+			fi
+		done
+	) &
 	tailpid=$!
 	scripts/boot.sh "$img" "$initrd" "$suite" "$log" "$limit" "ff.label=${label%%-*} $extra" >/dev/null || rc=$?
 	sleep 1
