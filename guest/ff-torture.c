@@ -1,0 +1,936 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * ff-torture: futex torture test for the process-private hash tables.
+ *
+ * The run is split into rounds; each round is a forked process (so the
+ * irreversible moves to the global table and the "fixed" size of prctl
+ * stay contained) running, on private futexes:
+ *
+ *   wake      ping-pong hand-offs through FUTEX_WAIT/FUTEX_WAKE (2 pairs)
+ *   waitv     a futex_waitv() waiter on 4 words, woken on a random one
+ *   requeue   3 waiters moved by FUTEX_CMP_REQUEUE, then woken on the target
+ *   reqpi     2 FUTEX_WAIT_REQUEUE_PI waiters, FUTEX_CMP_REQUEUE_PI
+ *   pilock    3 threads on one FUTEX_LOCK_PI/FUTEX_UNLOCK_PI mutex
+ *   collide   24 short-lived threads on distinct words (first conflict,
+ *             growth, thread-count sizing), each woken by its own wake
+ *   resize    the round's mode: auto (no explicit resize), prctl
+ *             (PR_FUTEX_HASH_SET_SLOTS of random sizes, FUTEX_PREALLOC_HASH),
+ *             prealloc (FUTEX_PREALLOC_HASH only), global (random sizes,
+ *             then SET_SLOTS 0 half way through)
+ *   fork      children that exit at once, exec this program
+ *             (--exec-child) or run a futex ping-pong of their own; each
+ *             checks that it starts without a private table
+ *
+ * Every wake-up is accounted for: the hand-offs block without a timeout,
+ * so a lost wake-up stalls its worker, and a watchdog fails the run when a
+ * worker makes no progress for -w seconds, naming the worker and the
+ * operation it is blocked in.  Requeue counts (woken + requeued) and the
+ * number of waiters each wake returns must match the waiters queued
+ * exactly; the PI mutex must give mutual exclusion and the right owner.
+ *
+ * Output: KTAP, one result per round, and a "# torture-summary:" line with
+ * the totals (operations = futex/futex_waitv/prctl system calls issued).
+ *
+ * usage: ff-torture [-n OPS] [-r ROUNDS] [-w WATCHDOG_S] [-m MODES]
+ *   -n  total futex system calls to issue (default 200000; the full run
+ *       of the reliability criteria is -n 1000000)
+ *   -r  rounds (default 8), modes cycle through -m (default
+ *       auto,prctl,prealloc,global)
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <limits.h>
+#include <linux/futex.h>
+#include <pthread.h>
+#include <sched.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdatomic.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/prctl.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#ifndef FUTEX_PREALLOC_HASH
+#define FUTEX_PREALLOC_HASH	14
+#endif
+#ifndef PR_FUTEX_HASH
+#define PR_FUTEX_HASH		78
+#define PR_FUTEX_HASH_SET_SLOTS	1
+#define PR_FUTEX_HASH_GET_SLOTS	2
+#endif
+#ifndef SYS_futex_waitv
+#define SYS_futex_waitv		449
+#endif
+#ifndef FUTEX2_SIZE_U32
+#define FUTEX2_SIZE_U32		0x02
+#endif
+#ifndef FUTEX2_PRIVATE
+#define FUTEX2_PRIVATE		FUTEX_PRIVATE_FLAG
+#endif
+
+#define PRIV(op)	((op) | FUTEX_PRIVATE_FLAG)
+#define NCOLLIDE	24
+#define NREQ		3
+#define NREQPI		2
+#define NPI		3
+#define MAXW		32
+
+enum mode { M_AUTO, M_PRCTL, M_PREALLOC, M_GLOBAL, M_NR };
+static const char *const mode_names[M_NR] = { "auto", "prctl", "prealloc", "global" };
+
+/* Totals over all rounds, in memory shared with the round processes. */
+struct stats {
+	atomic_long ops;	/* futex-family and prctl system calls */
+	atomic_long handoffs;	/* accounted wake-ups */
+	atomic_long resizes;	/* successful SET_SLOTS / PREALLOC calls */
+	atomic_long switches;	/* from /proc/self/futex_hash */
+	atomic_long growths;
+	atomic_long migrated;
+	atomic_long forks;
+	atomic_long execs;
+	atomic_long lost;	/* wake-ups that did not arrive */
+};
+static struct stats *st;
+
+static int policy = -1;
+static int max_bits = 16;
+static long round_target;
+static atomic_long round_ops;
+static atomic_int stop;
+static int watchdog_s = 60;
+static const char *argv0;
+
+struct worker {
+	const char *name;
+	atomic_long progress;
+	const char *volatile op;	/* what the worker is blocked in */
+};
+static struct worker workers[MAXW];
+static atomic_int nworkers;
+
+static struct worker *worker_new(const char *name)
+{
+	int i = atomic_fetch_add(&nworkers, 1);
+
+	if (i >= MAXW) {
+		fprintf(stderr, "# torture: too many workers\n");
+		_exit(2);
+	}
+	workers[i].name = name;
+	workers[i].op = "start";
+	return &workers[i];
+}
+
+static void die(const char *fmt, ...)
+{
+	va_list ap;
+
+	printf("# torture: FAIL: ");
+	va_start(ap, fmt);
+	vprintf(fmt, ap);
+	va_end(ap);
+	printf("\n");
+	fflush(stdout);
+	_exit(1);
+}
+
+static long futex(void *uaddr, int op, unsigned int val, const void *timeout,
+		  void *uaddr2, unsigned int val3)
+{
+	atomic_fetch_add_explicit(&round_ops, 1, memory_order_relaxed);
+	return syscall(SYS_futex, uaddr, op, val, timeout, uaddr2, val3);
+}
+
+static long xprctl(long a, long b, long c)
+{
+	atomic_fetch_add_explicit(&round_ops, 1, memory_order_relaxed);
+	return prctl(PR_FUTEX_HASH, a, b, c, 0);
+}
+
+static void step(struct worker *w, const char *op)
+{
+	w->op = op;
+	atomic_fetch_add_explicit(&w->progress, 1, memory_order_relaxed);
+}
+
+static void fwait(struct worker *w, atomic_uint *addr, unsigned int val, const char *op)
+{
+	w->op = op;
+	if (futex(addr, PRIV(FUTEX_WAIT), val, NULL, NULL, 0) && errno != EAGAIN && errno != EINTR)
+		die("%s: %s: FUTEX_WAIT: %s", w->name, op, strerror(errno));
+}
+
+static long fwake(struct worker *w, atomic_uint *addr, int nr, const char *op)
+{
+	long r;
+
+	w->op = op;
+	r = futex(addr, PRIV(FUTEX_WAKE), nr, NULL, NULL, 0);
+	if (r < 0)
+		die("%s: %s: FUTEX_WAKE: %s", w->name, op, strerror(errno));
+	return r;
+}
+
+static unsigned int rnd(unsigned int *seed)
+{
+	*seed = *seed * 1103515245 + 12345;
+	return (*seed >> 16) & 0x7fff;
+}
+
+static pid_t gettid_(void)
+{
+	return (pid_t)syscall(SYS_gettid);
+}
+
+static int done(void)
+{
+	return atomic_load(&stop) || atomic_load_explicit(&round_ops, memory_order_relaxed) >= round_target;
+}
+
+/* ---- wake: ping-pong through one word -------------------------------- */
+
+struct pp { atomic_uint w; struct worker *drv, *fol; };
+
+static void *pp_follower(void *arg)
+{
+	struct pp *p = arg;
+	unsigned int v;
+
+	for (;;) {
+		v = atomic_load(&p->w);
+		if (v == 3) {
+			p->fol->op = NULL;
+			return NULL;
+		}
+		if (v == 1) {
+			atomic_store(&p->w, 2);
+			fwake(p->fol, &p->w, 1, "wake(pong)");
+			step(p->fol, "idle");
+			continue;
+		}
+		fwait(p->fol, &p->w, v, "wait(ping)");
+	}
+}
+
+static void *pp_driver(void *arg)
+{
+	struct pp *p = arg;
+
+	for (;;) {
+		atomic_store(&p->w, 1);
+		fwake(p->drv, &p->w, 1, "wake(ping)");
+		while (atomic_load(&p->w) == 1)
+			fwait(p->drv, &p->w, 1, "wait(pong)");
+		atomic_fetch_add(&st->handoffs, 1);
+		step(p->drv, "idle");
+		if (done())
+			break;
+	}
+	atomic_store(&p->w, 3);
+	fwake(p->drv, &p->w, 1, "wake(stop)");
+	p->drv->op = NULL;
+	return NULL;
+}
+
+/* ---- waitv: one waiter on 4 words ------------------------------------ */
+
+static atomic_uint wv[4], wv_ack;
+static struct worker *wv_drv, *wv_fol;
+
+static void *wv_follower(void *arg)
+{
+	struct futex_waitv v[4];
+	long r;
+	int i, k;
+
+	(void)arg;
+	for (;;) {
+		memset(v, 0, sizeof(v));
+		for (i = 0; i < 4; i++) {
+			v[i].uaddr = (uintptr_t)&wv[i];
+			v[i].val = 0;
+			v[i].flags = FUTEX2_SIZE_U32 | FUTEX2_PRIVATE;
+		}
+		wv_fol->op = "futex_waitv";
+		atomic_fetch_add_explicit(&round_ops, 1, memory_order_relaxed);
+		r = syscall(SYS_futex_waitv, v, 4, 0, NULL, CLOCK_MONOTONIC);
+		if (r < 0 && errno != EAGAIN && errno != EINTR)
+			die("waitv: futex_waitv: %s", strerror(errno));
+		if (r >= 0 && r < 4 && atomic_load(&wv[r]) == 0)
+			die("waitv: futex_waitv returned index %ld, but that word was not signalled", r);
+		if (r >= 4)
+			die("waitv: futex_waitv returned index %ld of 4", r);
+		for (k = -1, i = 0; i < 4; i++) {
+			if (atomic_load(&wv[i]) == 2) {
+				wv_fol->op = NULL;
+				return NULL;
+			}
+			if (atomic_load(&wv[i]) == 1)
+				k = i;
+		}
+		if (k < 0)
+			continue;	/* EAGAIN before the signal: wait again */
+		atomic_store(&wv[k], 0);
+		atomic_store(&wv_ack, 1);
+		fwake(wv_fol, &wv_ack, 1, "wake(ack)");
+		step(wv_fol, "idle");
+	}
+}
+
+static void *wv_driver(void *arg)
+{
+	unsigned int seed = 7;
+	int k;
+
+	(void)arg;
+	for (;;) {
+		k = rnd(&seed) % 4;
+		if (done()) {
+			atomic_store(&wv[k], 2);
+			fwake(wv_drv, &wv[k], 1, "wake(stop)");
+			wv_drv->op = NULL;
+			return NULL;
+		}
+		atomic_store(&wv[k], 1);
+		fwake(wv_drv, &wv[k], 1, "wake(waitv word)");
+		while (atomic_load(&wv_ack) == 0)
+			fwait(wv_drv, &wv_ack, 0, "wait(waitv ack)");
+		atomic_store(&wv_ack, 0);
+		atomic_fetch_add(&st->handoffs, 1);
+		step(wv_drv, "idle");
+	}
+}
+
+/* ---- requeue and requeue-PI: rounds of N waiters --------------------- */
+
+struct rq {
+	int pi, n;
+	atomic_uint go, a, b, arrived, finished, eagain;
+	struct worker *drv, *w[NREQ];
+};
+
+struct rq_arg { struct rq *q; int i; };
+
+static void *rq_waiter(void *arg)
+{
+	struct rq_arg *ra = arg;
+	struct rq *q = ra->q;
+	struct worker *w = q->w[ra->i];
+	unsigned int last = 0, g, a;
+	pid_t tid = gettid_();
+	long r;
+
+	for (;;) {
+		while ((g = atomic_load(&q->go)) == last)
+			fwait(w, &q->go, last, "wait(round start)");
+		last = g;
+		if (g == UINT_MAX) {
+			w->op = NULL;
+			return NULL;
+		}
+		a = atomic_load(&q->a);
+		atomic_fetch_add(&q->arrived, 1);
+		fwake(w, &q->arrived, 1, "wake(arrived)");
+		if (q->pi) {
+			w->op = "FUTEX_WAIT_REQUEUE_PI";
+			r = futex(&q->a, PRIV(FUTEX_WAIT_REQUEUE_PI), a, NULL, &q->b, 0);
+		} else {
+			w->op = "FUTEX_WAIT(requeue source)";
+			r = futex(&q->a, PRIV(FUTEX_WAIT), a, NULL, NULL, 0);
+		}
+		if (r && errno == EAGAIN) {
+			atomic_fetch_add(&q->eagain, 1);
+		} else if (r) {
+			die("%s: %s: %s", w->name, w->op, strerror(errno));
+		} else if (q->pi) {
+			unsigned int m = atomic_load(&q->b);
+
+			if ((m & FUTEX_TID_MASK) != (unsigned int)tid)
+				die("reqpi: woken from FUTEX_WAIT_REQUEUE_PI without owning the PI futex (value %#x, tid %d)",
+				    m, tid);
+			m = tid;
+			if (!atomic_compare_exchange_strong(&q->b, &m, 0)) {
+				w->op = "FUTEX_UNLOCK_PI";
+				if (futex(&q->b, PRIV(FUTEX_UNLOCK_PI), 0, NULL, NULL, 0))
+					die("reqpi: FUTEX_UNLOCK_PI: %s", strerror(errno));
+			}
+		}
+		atomic_fetch_add(&q->finished, 1);
+		fwake(w, &q->finished, 1, "wake(finished)");
+		step(w, "idle");
+	}
+}
+
+static void *rq_driver(void *arg)
+{
+	struct rq *q = arg;
+	unsigned int g = 0, v, a, queued, eag;
+	long r, woken;
+
+	for (;;) {
+		if (done()) {
+			atomic_store(&q->go, UINT_MAX);
+			fwake(q->drv, &q->go, INT_MAX, "wake(stop)");
+			q->drv->op = NULL;
+			return NULL;
+		}
+		atomic_store(&q->arrived, 0);
+		atomic_store(&q->finished, 0);
+		atomic_store(&q->eagain, 0);
+		atomic_store(&q->go, ++g);
+		fwake(q->drv, &q->go, INT_MAX, "wake(round start)");
+		while ((v = atomic_load(&q->arrived)) < (unsigned int)q->n)
+			fwait(q->drv, &q->arrived, v, "wait(waiters arrive)");
+		a = atomic_fetch_add(&q->a, 1) + 1;
+		if (q->pi) {
+			q->drv->op = "FUTEX_CMP_REQUEUE_PI";
+			r = futex(&q->a, PRIV(FUTEX_CMP_REQUEUE_PI), 1, (void *)(long)INT_MAX, &q->b, a);
+		} else {
+			q->drv->op = "FUTEX_CMP_REQUEUE";
+			r = futex(&q->a, PRIV(FUTEX_CMP_REQUEUE), 1, (void *)(long)INT_MAX, &q->b, a);
+		}
+		if (r < 0)
+			die("%s: %s: %s", q->drv->name, q->drv->op, strerror(errno));
+		woken = 0;
+		if (!q->pi)
+			woken = fwake(q->drv, &q->b, INT_MAX, "wake(requeue target)");
+		while ((v = atomic_load(&q->finished)) < (unsigned int)q->n)
+			fwait(q->drv, &q->finished, v, "wait(waiters finish)");
+		eag = atomic_load(&q->eagain);
+		queued = q->n - eag;
+		if (r != queued) {
+			atomic_fetch_add(&st->lost, labs((long)queued - r));
+			die("%s: %s moved %ld waiters, %u were queued", q->drv->name, q->drv->op, r, queued);
+		}
+		if (!q->pi && woken != (long)queued - (queued > 0)) {
+			atomic_fetch_add(&st->lost, 1);
+			die("requeue: wake on the requeue target woke %ld, %u were requeued",
+			    woken, queued - (queued > 0));
+		}
+		atomic_fetch_add(&st->handoffs, queued);
+		step(q->drv, "idle");
+	}
+}
+
+/* ---- pilock: PI mutex ------------------------------------------------ */
+
+static atomic_uint pi_m;
+static long pi_count, pi_expect_local[NPI];
+
+static void *pi_worker(void *arg)
+{
+	long i = (long)arg;
+	struct worker *w = worker_new("pilock");
+	pid_t tid = gettid_();
+	unsigned int e;
+	long c;
+
+	while (!done()) {
+		e = 0;
+		if (!atomic_compare_exchange_strong(&pi_m, &e, tid)) {
+			w->op = "FUTEX_LOCK_PI";
+			while (futex(&pi_m, PRIV(FUTEX_LOCK_PI), 0, NULL, NULL, 0)) {
+				if (errno != EINTR && errno != EAGAIN)
+					die("pilock: FUTEX_LOCK_PI: %s", strerror(errno));
+			}
+		}
+		if ((atomic_load(&pi_m) & FUTEX_TID_MASK) != (unsigned int)tid)
+			die("pilock: lock acquired, but the futex names owner %#x, not %d",
+			    atomic_load(&pi_m), tid);
+		c = pi_count;
+		if ((c & 15) == 0)
+			sched_yield();
+		pi_count = c + 1;
+		pi_expect_local[i]++;
+		e = tid;
+		if (!atomic_compare_exchange_strong(&pi_m, &e, 0)) {
+			w->op = "FUTEX_UNLOCK_PI";
+			if (futex(&pi_m, PRIV(FUTEX_UNLOCK_PI), 0, NULL, NULL, 0))
+				die("pilock: FUTEX_UNLOCK_PI: %s", strerror(errno));
+		}
+		step(w, "idle");
+	}
+	w->op = NULL;
+	return NULL;
+}
+
+/* ---- collide: many short-lived waiters on distinct words ------------- */
+
+static atomic_uint *cw;		/* NCOLLIDE words, one per 64 bytes */
+static atomic_uint c_arrived;
+static atomic_int c_ret[NCOLLIDE];
+
+static void *c_waiter(void *arg)
+{
+	long i = (long)arg;
+	atomic_uint *word = &cw[i * 16];
+	long r;
+
+	atomic_fetch_add(&c_arrived, 1);
+	futex(&c_arrived, PRIV(FUTEX_WAKE), 1, NULL, NULL, 0);
+	do {
+		r = futex(word, PRIV(FUTEX_WAIT), 0, NULL, NULL, 0);
+	} while (r && errno == EINTR);
+	atomic_store(&c_ret[i], r ? -errno : 0);
+	return NULL;
+}
+
+static void *c_driver(void *arg)
+{
+	struct worker *w = worker_new("collide");
+	pthread_t t[NCOLLIDE];
+	long i, woken, slept;
+	unsigned int v;
+
+	(void)arg;
+	while (!done()) {
+		atomic_store(&c_arrived, 0);
+		for (i = 0; i < NCOLLIDE; i++) {
+			atomic_store(&cw[i * 16], 0);
+			atomic_store(&c_ret[i], 1);
+			w->op = "pthread_create";
+			if (pthread_create(&t[i], NULL, c_waiter, (void *)i))
+				die("collide: pthread_create failed");
+		}
+		while ((v = atomic_load(&c_arrived)) < NCOLLIDE)
+			fwait(w, &c_arrived, v, "wait(collide arrive)");
+		usleep(2000);	/* let most of them queue */
+		woken = 0;
+		for (i = 0; i < NCOLLIDE; i++) {
+			atomic_store(&cw[i * 16], 1);
+			woken += fwake(w, &cw[i * 16], 1, "wake(collide word)");
+		}
+		w->op = "pthread_join(collide waiter)";
+		for (i = 0; i < NCOLLIDE; i++)
+			pthread_join(t[i], NULL);
+		slept = 0;
+		for (i = 0; i < NCOLLIDE; i++) {
+			int r = atomic_load(&c_ret[i]);
+
+			if (r == 0)
+				slept++;
+			else if (r != -EAGAIN)
+				die("collide: waiter %ld: FUTEX_WAIT: %s", i, strerror(-r));
+		}
+		if (slept != woken) {
+			atomic_fetch_add(&st->lost, labs(slept - woken));
+			die("collide: %ld waiters returned from FUTEX_WAIT, the wakes woke %ld", slept, woken);
+		}
+		atomic_fetch_add(&st->handoffs, woken);
+		step(w, "idle");
+	}
+	w->op = NULL;
+	return NULL;
+}
+
+/* ---- resize ---------------------------------------------------------- */
+
+static long get_slots(void)
+{
+	return xprctl(PR_FUTEX_HASH_GET_SLOTS, 0, 0);
+}
+
+static void *resizer(void *arg)
+{
+	enum mode m = (enum mode)(long)arg;
+	struct worker *w = worker_new("resize");
+	unsigned int seed = 12345 + m, want;
+	long r, g;
+	int global = 0;
+
+	while (!done()) {
+		usleep(500);
+		if (m == M_AUTO) {
+			step(w, "idle");
+			continue;
+		}
+		if (m == M_GLOBAL && !global &&
+		    atomic_load(&round_ops) > round_target / 2) {
+			w->op = "PR_FUTEX_HASH_SET_SLOTS(0)";
+			r = xprctl(PR_FUTEX_HASH_SET_SLOTS, 0, 0);
+			if (policy == 0 && r && errno == EPERM)
+				continue;
+			if (r)
+				die("resize: SET_SLOTS(0): %s", strerror(errno));
+			global = 1;
+			if (get_slots() != 0)
+				die("resize: GET_SLOTS after SET_SLOTS(0) is not 0");
+			if (xprctl(PR_FUTEX_HASH_SET_SLOTS, 16, 0) != -1 || errno != EBUSY)
+				die("resize: SET_SLOTS(16) after SET_SLOTS(0): expected EBUSY, got %s",
+				    strerror(errno));
+			if (futex(NULL, PRIV(FUTEX_PREALLOC_HASH), 16, NULL, NULL, 0) != -1 || errno != EBUSY)
+				die("resize: FUTEX_PREALLOC_HASH after SET_SLOTS(0): expected EBUSY, got %s",
+				    strerror(errno));
+			atomic_fetch_add(&st->resizes, 1);
+			step(w, "idle");
+			continue;
+		}
+		if (global) {
+			step(w, "idle");
+			continue;
+		}
+		want = 1u << (1 + rnd(&seed) % 10);
+		if (m == M_PREALLOC || (rnd(&seed) & 3) == 0) {
+			w->op = "FUTEX_PREALLOC_HASH";
+			r = futex(NULL, PRIV(FUTEX_PREALLOC_HASH), want, NULL, NULL, 0);
+			if (policy == 0 && r < 0 && errno == EPERM) {
+				step(w, "idle");
+				continue;
+			}
+			if (r < 0)
+				die("resize: FUTEX_PREALLOC_HASH(%u): %s", want, strerror(errno));
+			if (r < (long)want && r < (1L << max_bits))
+				die("resize: FUTEX_PREALLOC_HASH(%u) returned %ld slots", want, r);
+			g = get_slots();
+			if (g != r)
+				die("resize: FUTEX_PREALLOC_HASH returned %ld, GET_SLOTS says %ld", r, g);
+		} else {
+			w->op = "PR_FUTEX_HASH_SET_SLOTS";
+			r = xprctl(PR_FUTEX_HASH_SET_SLOTS, want, 0);
+			if (policy == 0 && r < 0 && errno == EPERM) {
+				step(w, "idle");
+				continue;
+			}
+			if (r)
+				die("resize: SET_SLOTS(%u): %s", want, strerror(errno));
+			g = get_slots();
+			if (g != want)
+				die("resize: SET_SLOTS(%u), GET_SLOTS says %ld", want, g);
+		}
+		atomic_fetch_add(&st->resizes, 1);
+		step(w, "idle");
+	}
+	w->op = NULL;
+	return NULL;
+}
+
+/* ---- fork / exec / exit ---------------------------------------------- */
+
+static void check_no_table(const char *who)
+{
+	long s = prctl(PR_FUTEX_HASH, PR_FUTEX_HASH_GET_SLOTS, 0, 0, 0);
+
+	if (s == -1 && errno == EPERM && policy == 0)
+		return;
+#ifdef HOSTTEST
+	return;
+#endif
+	if (s != 0) {
+		printf("# torture: FAIL: %s starts with a private table of %ld slots (errno %s)\n",
+		       who, s, s < 0 ? strerror(errno) : "-");
+		fflush(stdout);
+		_exit(1);
+	}
+}
+
+static int child_pingpong(int n)
+{
+	static struct pp p;
+	static struct worker a = { .name = "child-ping" }, b = { .name = "child-pong" };
+	pthread_t t1, t2;
+
+	p.drv = &a;
+	p.fol = &b;
+	round_target = LONG_MAX;
+	atomic_store(&round_ops, 0);
+	atomic_store(&stop, 0);
+	if (pthread_create(&t1, NULL, pp_follower, &p))
+		return 1;
+	/* drive n hand-offs by hand */
+	while (n--) {
+		atomic_store(&p.w, 1);
+		fwake(&a, &p.w, 1, "wake(ping)");
+		while (atomic_load(&p.w) == 1)
+			fwait(&a, &p.w, 1, "wait(pong)");
+	}
+	atomic_store(&p.w, 3);
+	fwake(&a, &p.w, 1, "wake(stop)");
+	(void)t2;
+	pthread_join(t1, NULL);
+	return 0;
+}
+
+static void *forker(void *arg)
+{
+	struct worker *w = worker_new("fork");
+	unsigned int i = 0;
+	int status;
+	pid_t pid;
+
+	(void)arg;
+	while (!done()) {
+		w->op = "fork";
+		pid = fork();
+		if (pid < 0)
+			die("fork: %s", strerror(errno));
+		if (pid == 0) {
+			switch (i % 3) {
+			case 0:
+				check_no_table("forked child");
+				_exit(0);
+			case 1:
+				execl("/proc/self/exe", argv0, "--exec-child", (char *)NULL);
+				_exit(127);
+			default:
+				check_no_table("forked child");
+				_exit(child_pingpong(50));
+			}
+		}
+		w->op = "waitpid";
+		if (waitpid(pid, &status, 0) != pid)
+			die("fork: waitpid: %s", strerror(errno));
+		if (!WIFEXITED(status) || WEXITSTATUS(status))
+			die("fork: child variant %u failed (status %#x)", i % 3, status);
+		atomic_fetch_add(&st->forks, 1);
+		if (i % 3 == 1)
+			atomic_fetch_add(&st->execs, 1);
+		i++;
+		step(w, "idle");
+	}
+	w->op = NULL;
+	return NULL;
+}
+
+/* ---- round ----------------------------------------------------------- */
+
+static void read_hash_stats(void)
+{
+	char buf[256], key[64];
+	long v;
+	FILE *f = fopen("/proc/self/futex_hash", "r");
+
+	if (!f)
+		return;
+	while (fgets(buf, sizeof(buf), f)) {
+		if (sscanf(buf, "%63[^:]: %ld", key, &v) != 2)
+			continue;
+		if (!strcmp(key, "switches"))
+			atomic_fetch_add(&st->switches, v);
+		else if (!strcmp(key, "growths"))
+			atomic_fetch_add(&st->growths, v);
+		else if (!strcmp(key, "migrated"))
+			atomic_fetch_add(&st->migrated, v);
+	}
+	fclose(f);
+}
+
+static void dump_hash(void)
+{
+	char buf[512];
+	FILE *f = fopen("/proc/self/futex_hash", "r");
+
+	if (!f)
+		return;
+	while (fgets(buf, sizeof(buf), f))
+		printf("# torture:   futex_hash %s", buf);
+	fclose(f);
+}
+
+static void *watchdog(void *arg)
+{
+	long last[MAXW] = { 0 };
+	int idle[MAXW] = { 0 };
+	int i, n;
+
+	(void)arg;
+	for (;;) {
+		sleep(1);
+		n = atomic_load(&nworkers);
+		for (i = 0; i < n; i++) {
+			long p = atomic_load(&workers[i].progress);
+
+			if (!workers[i].op)
+				continue;	/* finished */
+			if (p != last[i]) {
+				last[i] = p;
+				idle[i] = 0;
+				continue;
+			}
+			if (++idle[i] >= watchdog_s) {
+				printf("# torture: FAIL: STUCK: worker '%s' made no progress for %d s, blocked in %s\n",
+				       workers[i].name, watchdog_s, workers[i].op);
+				for (n = 0; n < atomic_load(&nworkers); n++)
+					printf("# torture:   worker %-8s progress %ld op %s\n", workers[n].name,
+					       atomic_load(&workers[n].progress),
+					       workers[n].op ? workers[n].op : "(finished)");
+				dump_hash();
+				fflush(stdout);
+				_exit(3);
+			}
+		}
+	}
+	return NULL;
+}
+
+static int run_round(enum mode m, long target)
+{
+	static struct pp pp[2];
+	static struct rq rq, rqpi;
+	static struct rq_arg ra[NREQ], rpa[NREQPI];
+	pthread_t t[MAXW];
+	pthread_t wd;
+	int nt = 0, i;
+	long sum = 0;
+
+	round_target = target;
+	cw = calloc(NCOLLIDE * 16, sizeof(*cw));
+	if (!cw)
+		die("calloc");
+	if (pthread_create(&wd, NULL, watchdog, NULL))
+		die("pthread_create(watchdog)");
+
+	for (i = 0; i < 2; i++) {
+		pp[i].drv = worker_new("wake-ping");
+		pp[i].fol = worker_new("wake-pong");
+		pthread_create(&t[nt++], NULL, pp_follower, &pp[i]);
+		pthread_create(&t[nt++], NULL, pp_driver, &pp[i]);
+	}
+	wv_drv = worker_new("waitv-drv");
+	wv_fol = worker_new("waitv");
+	pthread_create(&t[nt++], NULL, wv_follower, NULL);
+	pthread_create(&t[nt++], NULL, wv_driver, NULL);
+
+	rq.n = NREQ;
+	rq.drv = worker_new("requeue-drv");
+	for (i = 0; i < NREQ; i++) {
+		rq.w[i] = worker_new("requeue-waiter");
+		ra[i].q = &rq;
+		ra[i].i = i;
+		pthread_create(&t[nt++], NULL, rq_waiter, &ra[i]);
+	}
+	pthread_create(&t[nt++], NULL, rq_driver, &rq);
+
+	rqpi.n = NREQPI;
+	rqpi.pi = 1;
+	rqpi.drv = worker_new("reqpi-drv");
+	for (i = 0; i < NREQPI; i++) {
+		rqpi.w[i] = worker_new("reqpi-waiter");
+		rpa[i].q = &rqpi;
+		rpa[i].i = i;
+		pthread_create(&t[nt++], NULL, rq_waiter, &rpa[i]);
+	}
+	pthread_create(&t[nt++], NULL, rq_driver, &rqpi);
+
+	for (i = 0; i < NPI; i++)
+		pthread_create(&t[nt++], NULL, pi_worker, (void *)(long)i);
+	pthread_create(&t[nt++], NULL, c_driver, NULL);
+	pthread_create(&t[nt++], NULL, resizer, (void *)(long)m);
+	pthread_create(&t[nt++], NULL, forker, NULL);
+
+	for (i = 0; i < nt; i++)
+		pthread_join(t[i], NULL);
+
+	for (i = 0; i < NPI; i++)
+		sum += pi_expect_local[i];
+	if (sum != pi_count)
+		die("pilock: %ld critical sections, counter says %ld: mutual exclusion broken", sum, pi_count);
+	atomic_fetch_add(&st->handoffs, sum);
+	read_hash_stats();
+	printf("# torture: round mode=%s ops=%ld slots-at-end=%d\n", mode_names[m],
+	       atomic_load(&round_ops), prctl(PR_FUTEX_HASH, PR_FUTEX_HASH_GET_SLOTS, 0, 0, 0));
+	dump_hash();
+	atomic_fetch_add(&st->ops, atomic_load(&round_ops));
+	fflush(stdout);
+	return 0;
+}
+
+static int read_int(const char *path, int def)
+{
+	FILE *f = fopen(path, "r");
+	int v = def;
+
+	if (f) {
+		if (fscanf(f, "%d", &v) != 1)
+			v = def;
+		fclose(f);
+	}
+	return v;
+}
+
+int main(int argc, char **argv)
+{
+	long ops = 200000;
+	int rounds = 8, nmodes = 0, i, c, failed = 0;
+	enum mode modes[M_NR * 4];
+	char *mlist = strdup("auto,prctl,prealloc,global"), *tok;
+	struct timespec t0, t1;
+
+	argv0 = argv[0];
+	setvbuf(stdout, NULL, _IOLBF, 0);
+	policy = read_int("/proc/sys/kernel/futex_private_hash", -1);
+	max_bits = read_int("/proc/sys/kernel/futex_private_max_hash_bits", 16);
+
+	if (argc > 1 && !strcmp(argv[1], "--exec-child")) {
+		check_no_table("exec'd child");
+		return child_pingpong(50);
+	}
+	while ((c = getopt(argc, argv, "n:r:w:m:")) != -1) {
+		switch (c) {
+		case 'n': ops = atol(optarg); break;
+		case 'r': rounds = atoi(optarg); break;
+		case 'w': watchdog_s = atoi(optarg); break;
+		case 'm': free(mlist); mlist = strdup(optarg); break;
+		default:
+			fprintf(stderr, "usage: ff-torture [-n OPS] [-r ROUNDS] [-w WATCHDOG_S] [-m auto,prctl,prealloc,global]\n");
+			return 2;
+		}
+	}
+	for (tok = strtok(mlist, ","); tok && nmodes < M_NR * 4; tok = strtok(NULL, ",")) {
+		for (i = 0; i < M_NR && strcmp(tok, mode_names[i]); i++)
+			;
+		if (i == M_NR) {
+			fprintf(stderr, "ff-torture: unknown mode %s\n", tok);
+			return 2;
+		}
+		modes[nmodes++] = (enum mode)i;
+	}
+#ifdef HOSTTEST
+	policy = 0;
+#endif
+	if (policy < 0) {
+		printf("KTAP version 1\n1..0 # SKIP kernel without the fastfutex series\n");
+		return 4;
+	}
+	if (rounds < 1 || ops < rounds || !nmodes)
+		return 2;
+	st = mmap(NULL, sizeof(*st), PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+	if (st == MAP_FAILED)
+		return 2;
+
+	printf("KTAP version 1\n1..%d\n", rounds);
+	printf("# torture: policy %d, %ld operations in %d rounds, watchdog %d s\n",
+	       policy, ops, rounds, watchdog_s);
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	for (i = 0; i < rounds; i++) {
+		enum mode m = modes[i % nmodes];
+		int status;
+		pid_t pid = fork();
+
+		if (pid < 0)
+			return 2;
+		if (!pid)
+			_exit(run_round(m, ops / rounds));
+		waitpid(pid, &status, 0);
+		if (WIFEXITED(status) && WEXITSTATUS(status) == 0) {
+			printf("ok %d round_%d_%s\n", i + 1, i + 1, mode_names[m]);
+		} else {
+			printf("not ok %d round_%d_%s # status %#x%s\n", i + 1, i + 1, mode_names[m], status,
+			       WIFEXITED(status) && WEXITSTATUS(status) == 3 ? " (stuck worker)" : "");
+			failed++;
+		}
+	}
+	clock_gettime(CLOCK_MONOTONIC, &t1);
+	printf("# torture-summary: policy=%d ops=%ld handoffs=%ld resizes=%ld switches=%ld growths=%ld migrated=%ld forks=%ld execs=%ld lost=%ld failed_rounds=%d seconds=%.1f\n",
+	       policy, atomic_load(&st->ops), atomic_load(&st->handoffs), atomic_load(&st->resizes),
+	       atomic_load(&st->switches), atomic_load(&st->growths), atomic_load(&st->migrated),
+	       atomic_load(&st->forks), atomic_load(&st->execs), atomic_load(&st->lost), failed,
+	       (double)(t1.tv_sec - t0.tv_sec) + (t1.tv_nsec - t0.tv_nsec) / 1e9);
+	return failed ? 1 : 0;
+}
