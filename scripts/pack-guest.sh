@@ -63,8 +63,8 @@ install -m 755 "$top/guest/init" "$root/init"
 install -m 755 "$top/guest/ff-run-suite" "$root/bin/ff-run-suite"
 install -m 755 "$top/guest/ff-policy" "$root/bin/ff-policy"
 cp "$top"/guest/suites/*.txt "$root/suites/"
-echo "root:x:0:0:root:/root:/bin/sh" >"$root/etc/passwd"
-echo "root:x:0:" >"$root/etc/group"
+printf "root:x:0:0:root:/root:/bin/sh\nnobody:x:65534:65534:nobody:/tmp:/bin/sh\n" >"$root/etc/passwd"
+printf "root:x:0:\nnogroup:x:65534:\n" >"$root/etc/group"
 
 copy_with_libs() {
 	local bin=$1 lib
@@ -78,10 +78,15 @@ copy_with_libs() {
 
 if [ "$tools" = 1 ]; then
 	echo "pack-guest: adding perf, stress-ng, rt-tests, trinity"
+	# Debian 12 ships the real ELF as /usr/bin/perf; older releases have a
+	# wrapper script there and the binaries as /usr/bin/perf_<version>.
 	perf=$(find /usr/bin -maxdepth 1 -name 'perf_*' -type f | sort -V | tail -1)
-	[ -n "$perf" ] || die "no /usr/bin/perf_* (apt-get install linux-perf)"
+	if [ -z "$perf" ] && file -L /usr/bin/perf 2>/dev/null | grep -q ELF; then
+		perf=/usr/bin/perf
+	fi
+	[ -n "$perf" ] || die "no ELF /usr/bin/perf or /usr/bin/perf_* (apt-get install linux-perf)"
 	copy_with_libs "$perf"
-	mv "$root/usr/bin/$(basename "$perf")" "$root/usr/bin/perf"
+	[ "$perf" = /usr/bin/perf ] || mv "$root/usr/bin/$(basename "$perf")" "$root/usr/bin/perf"
 	for b in /usr/bin/stress-ng /usr/bin/pi_stress /usr/bin/cyclictest /usr/bin/trinity; do
 		copy_with_libs "$b"
 	done
