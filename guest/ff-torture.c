@@ -300,13 +300,13 @@ static void *wv_driver(void *arg)
 	(void)arg;
 	for (;;) {
 		k = rnd(&seed) % 4;
+		atomic_store(&wv_cur, k);
 		if (done()) {
 			atomic_store(&wv[k], 2);
 			fwake(wv_drv, &wv[k], 1, "wake(stop)");
 			wv_drv->op = NULL;
 			return NULL;
 		}
-		atomic_store(&wv_cur, k);
 		atomic_store(&wv[k], 1);
 		fwake(wv_drv, &wv[k], 1, "wake(waitv word)");
 		while (atomic_load(&wv_ack) == 0)
