@@ -2,7 +2,7 @@
 # The product is patches/; this Makefile builds, boots and measures it.
 
 TREE    ?= build/linux
-SUITES  ?= futex-selftests,fastfutex
+SUITES  ?= futex-selftests,fastfutex,reliability
 QUICK   ?= 0
 
 .PHONY: help deps tree export test test-rt run check bench clean

@@ -61,7 +61,9 @@ cp /bin/busybox "$root/bin/busybox"
 ln -s busybox "$root/bin/sh"
 install -m 755 "$top/guest/init" "$root/init"
 install -m 755 "$top/guest/ff-run-suite" "$root/bin/ff-run-suite"
-install -m 755 "$top/guest/ff-policy" "$root/bin/ff-policy"
+for s in ff-policy ff-fuzz ff-kmemleak ff-peer-stress; do
+	install -m 755 "$top/guest/$s" "$root/bin/$s"
+done
 cp "$top"/guest/suites/*.txt "$root/suites/"
 printf "root:x:0:0:root:/root:/bin/sh\nnobody:x:65534:65534:nobody:/tmp:/bin/sh\n" >"$root/etc/passwd"
 printf "root:x:0:\nnogroup:x:65534:\n" >"$root/etc/group"

@@ -44,6 +44,8 @@ kernel {
 	}
 	next
 }
+# kmemleak leak reports printed by a guest program (ff-kmemleak scan).
+/unreferenced object 0x[0-9a-f]+/ { fail("kmemleak: " $0) }
 # Guest KTAP, printed by ff-run-suite at column 0.
 /^# suite: / { suite = substr($0, 10); nsuites++; plan[suite] = -1; got[suite] = 0; next }
 /^1\.\.[0-9]+$/ && suite != "" && plan[suite] == -1 { plan[suite] = substr($0, 4) + 0; next }

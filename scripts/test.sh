@@ -28,7 +28,8 @@ esac
 echo "== test[$config]: kernel"
 image=$(scripts/build-kernel.sh "$tree" "build/out/$(basename "$tree")-$config" "${frags[@]}" | tee /dev/stderr | tail -1)
 echo "== test[$config]: guest"
-scripts/pack-guest.sh "$tree" "build/guest/test" "build/guest/test.cpio.gz"
+# --tools: stress-ng, pi_stress and trinity for the reliability suite.
+scripts/pack-guest.sh "$tree" "build/guest/test" "build/guest/test.cpio.gz" --tools
 
 status=0
 summary=()
@@ -66,7 +67,7 @@ run() { # label suites timeout expect(pass|fail) [reason-regex]
 	fi
 }
 
-run "$config" "$suites" 2400 pass
+run "$config" "$suites" 4800 pass
 if [ "$selftest" = 1 ]; then
 	run harness-notok harness-fail-notok 300 fail 'not ok: harness-fail-notok/reports_not_ok'
 	run harness-hang harness-fail-hang 300 fail 'TIMEOUT after 5s|not ok: harness-fail-hang/hangs'
