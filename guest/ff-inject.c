@@ -116,7 +116,7 @@ static void set_int(const char *path, int v)
 	snprintf(buf, sizeof(buf), "%d", v);
 	if (write_file(path, buf)) {
 		printf("# inject: cannot write %d to %s\n", v, path);
-		exit(1);
+		_exit(1);
 	}
 }
 
@@ -141,13 +141,14 @@ static long arm(int on)
 			n = fd < 0 ? -1 : read(fd, buf, sizeof(buf) - 1);
 			if (fd >= 0)
 				close(fd);
-			if (n > 0)
+			if (n > 0 && armed)
 				injected += armed - atol(buf);
 		}
 		snprintf(buf, sizeof(buf), "%d", on ? TIMES : 0);
-		if (write_file(path, buf)) {
-			printf("# inject: cannot arm %s: %s\n", path, strerror(errno));
-			exit(1);
+		n = write_file(path, buf);
+		if (n) {
+			printf("# inject: cannot %s %s: %s\n", on ? "arm" : "disarm", path, strerror(n));
+			_exit(1);
 		}
 	}
 	armed = on ? TIMES : 0;
@@ -156,16 +157,26 @@ static long arm(int on)
 	return injected;
 }
 
-/* Mark the calling thread as one that may fail (or not). */
+/*
+ * Mark the calling thread as one that may fail (or not).  The file is
+ * opened once per thread, while it cannot fail yet: once marked and armed,
+ * an open() would fail, and so would any page fault needing a page (the
+ * fault is then retried forever), so a marked thread only runs the
+ * trigger between make_it_fail(1) and make_it_fail(0).
+ */
+static __thread int mif_fd = -1;
+
 static void make_it_fail(int on)
 {
-	int fd = open("/proc/thread-self/make-it-fail", O_WRONLY);
+	if (mif_fd < 0)
+		mif_fd = open("/proc/thread-self/make-it-fail", O_WRONLY);
+	if (mif_fd < 0 || write(mif_fd, on ? "1" : "0", 1) != 1) {
+		int e = errno;
 
-	if (fd < 0 || write(fd, on ? "1" : "0", 1) != 1) {
-		printf("# inject: /proc/thread-self/make-it-fail: %s\n", strerror(errno));
-		exit(1);
+		if (on)
+			printf("# inject: /proc/thread-self/make-it-fail: %s\n", strerror(e));
+		_exit(1);
 	}
-	close(fd);
 }
 
 /* ---- waiters --------------------------------------------------------- */
@@ -181,6 +192,7 @@ static void *waiter(void *arg)
 	long i = (long)arg;
 	long r;
 
+	make_it_fail(0);	/* opens the file while nothing can fail */
 	if (waiters_fail)
 		make_it_fail(1);
 	atomic_fetch_add(&arrived, 1);
@@ -295,8 +307,9 @@ static int explicit_call(const char *name, int use_prctl, unsigned int start, un
 	}
 	start_waiters(8, 0);
 	hash_state(&a);
-	make_it_fail(1);
+	make_it_fail(0);
 	arm(1);
+	make_it_fail(1);
 	r = use_prctl ? set_slots(want) : prealloc(want);
 	e = errno;
 	make_it_fail(0);
@@ -343,6 +356,7 @@ static int automatic(const char *name, int n, int expect_table_before)
 		result(0, "%s_setup # no private table to grow (slots %ld)", name, a.slots);
 		return 1;
 	}
+	make_it_fail(0);
 	arm(1);
 	start_waiters(n, 1);
 	/* one more private op of a failing task, in case a switch is pending */
@@ -389,7 +403,7 @@ static int sc_grow(void)
 
 static void scenario(const char *name, int policy, int (*fn)(void))
 {
-	int status;
+	int status = 0, i;
 	pid_t pid;
 
 	set_int(SYSCTL_POLICY, policy);
@@ -398,7 +412,18 @@ static void scenario(const char *name, int policy, int (*fn)(void))
 	pid = fork();
 	if (!pid)
 		_exit(fn());
-	waitpid(pid, &status, 0);
+	/*
+	 * A scenario stuck with injection armed (e.g. a marked task retrying
+	 * a page fault) is a failure; disarm so that it can finish.
+	 */
+	for (i = 0; i < 3000 && waitpid(pid, &status, WNOHANG) == 0; i++)
+		usleep(100000);
+	if (i == 3000) {
+		arm(0);
+		result(0, "%s_stuck # no result after 300 s with injection armed", name);
+		waitpid(pid, &status, 0);
+	}
+	arm(0);
 	if (!WIFEXITED(status) || WEXITSTATUS(status))
 		result(0, "%s_completed # status %#x", name, status);
 }
