@@ -36,6 +36,9 @@
  *       minutes on the debug (KASAN, lockdep) kernel under QEMU TCG)
  *   -r  rounds (default 8), modes cycle through -m (default
  *       auto,prctl,prealloc,global)
+ *   -w  watchdog: seconds without progress that fail a worker (60)
+ *   -X  harness self-test: lose wake-ups on purpose (the follower of the
+ *       first ping-pong pair skips its FUTEX_WAKE); the run must fail
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -96,6 +99,7 @@ struct stats {
 	atomic_long forks;
 	atomic_long execs;
 	atomic_long lost;	/* wake-ups that did not arrive */
+	atomic_long spurious;	/* requeued waiters that returned EAGAIN */
 };
 static struct stats *st;
 
@@ -105,6 +109,8 @@ static long round_target;
 static atomic_long round_ops;
 static atomic_int stop;
 static int watchdog_s = 60;
+static int drop_wake;
+static struct pp *drop_pair;
 static const char *argv0;
 
 struct worker {
@@ -211,6 +217,15 @@ static void *pp_follower(void *arg)
 		}
 		if (v == 1) {
 			atomic_store(&p->w, 2);
+			/*
+			 * -X: lose the wake-ups of the first pair on purpose
+			 * (harness self-test); one of them finds its driver
+			 * asleep in FUTEX_WAIT, which then never returns.
+			 */
+			if (drop_wake && p == drop_pair) {
+				step(p->fol, "idle");
+				continue;
+			}
 			fwake(p->fol, &p->w, 1, "wake(pong)");
 			step(p->fol, "idle");
 			continue;
@@ -412,17 +427,29 @@ static void *rq_driver(void *arg)
 			woken = fwake(q->drv, &q->b, INT_MAX, "wake(requeue target)");
 		while ((v = atomic_load(&q->finished)) < (unsigned int)q->n)
 			fwait(q->drv, &q->finished, v, "wait(waiters finish)");
+		/*
+		 * slept: waiters that returned 0.  A waiter may also return
+		 * EAGAIN after the requeue counted it: a spurious wake-up
+		 * (e.g. the delayed wake_q wake of an earlier futex operation)
+		 * unqueues it, and its retry finds the value changed.  So:
+		 * every waiter that slept was moved (slept <= r <= n), and
+		 * without PI, the waiters that slept are exactly the one the
+		 * requeue woke plus those the wake on the target found.
+		 */
 		eag = atomic_load(&q->eagain);
 		queued = q->n - eag;
-		if (r != queued) {
+		if (r < queued || r > q->n) {
 			atomic_fetch_add(&st->lost, labs((long)queued - r));
-			die("%s: %s moved %ld waiters, %u were queued", q->drv->name, q->drv->op, r, queued);
+			die("%s: %s moved %ld waiters, but %u returned woken (of %d)", q->drv->name,
+			    q->pi ? "FUTEX_CMP_REQUEUE_PI" : "FUTEX_CMP_REQUEUE", r, queued, q->n);
 		}
-		if (!q->pi && woken != (long)queued - (queued > 0)) {
+		if (!q->pi && (long)queued != (r > 0) + woken) {
 			atomic_fetch_add(&st->lost, 1);
-			die("requeue: wake on the requeue target woke %ld, %u were requeued",
-			    woken, queued - (queued > 0));
+			die("requeue: %u waiters returned woken, FUTEX_CMP_REQUEUE woke %d and the wake on the target %ld",
+			    queued, r > 0, woken);
 		}
+		if (r != queued)
+			atomic_fetch_add(&st->spurious, r - queued);
 		atomic_fetch_add(&st->handoffs, queued);
 		step(q->drv, "idle");
 	}
@@ -795,6 +822,7 @@ static int run_round(enum mode m, long target)
 	if (pthread_create(&wd, NULL, watchdog, NULL))
 		die("pthread_create(watchdog)");
 
+	drop_pair = &pp[0];
 	for (i = 0; i < 2; i++) {
 		pp[i].drv = worker_new("wake-ping");
 		pp[i].fol = worker_new("wake-pong");
@@ -880,8 +908,9 @@ int main(int argc, char **argv)
 		check_no_table("exec'd child");
 		return child_pingpong(50);
 	}
-	while ((c = getopt(argc, argv, "n:r:w:m:")) != -1) {
+	while ((c = getopt(argc, argv, "n:r:w:m:X")) != -1) {
 		switch (c) {
+		case 'X': drop_wake = 1; break;
 		case 'n': ops = atol(optarg); break;
 		case 'r': rounds = atoi(optarg); break;
 		case 'w': watchdog_s = atoi(optarg); break;
@@ -936,10 +965,10 @@ int main(int argc, char **argv)
 		}
 	}
 	clock_gettime(CLOCK_MONOTONIC, &t1);
-	printf("# torture-summary: policy=%d ops=%ld handoffs=%ld resizes=%ld switches=%ld growths=%ld migrated=%ld forks=%ld execs=%ld lost=%ld failed_rounds=%d seconds=%.1f\n",
+	printf("# torture-summary: policy=%d ops=%ld handoffs=%ld resizes=%ld switches=%ld growths=%ld migrated=%ld forks=%ld execs=%ld lost=%ld spurious=%ld failed_rounds=%d seconds=%.1f\n",
 	       policy, atomic_load(&st->ops), atomic_load(&st->handoffs), atomic_load(&st->resizes),
 	       atomic_load(&st->switches), atomic_load(&st->growths), atomic_load(&st->migrated),
-	       atomic_load(&st->forks), atomic_load(&st->execs), atomic_load(&st->lost), failed,
+	       atomic_load(&st->forks), atomic_load(&st->execs), atomic_load(&st->lost), atomic_load(&st->spurious), failed,
 	       (double)(t1.tv_sec - t0.tv_sec) + (t1.tv_nsec - t0.tv_nsec) / 1e9);
 	return failed ? 1 : 0;
 }
