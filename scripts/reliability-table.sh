@@ -30,7 +30,7 @@ function val(key,   i, n, kv) {
 /# torture-summary:/ {
 	ops += val("ops"); handoffs += val("handoffs"); resizes += val("resizes")
 	switches += val("switches"); growths += val("growths"); migrated += val("migrated")
-	forks += val("forks"); execs += val("execs"); lost += val("lost"); failed += val("failed_rounds")
+	forks += val("forks"); execs += val("execs"); lost += val("lost"); failed += val("failed_rounds"); spurious += val("spurious")
 	runs++
 }
 /# inject-summary:/ { faults += val("faults_injected"); icases += val("cases"); ifail += val("failed") }
@@ -38,8 +38,8 @@ function val(key,   i, n, kv) {
 /# fuzz-summary:/ { fuzzs += val("seconds"); fuzzc += val("syscalls") }
 /# kmemleak-summary:/ { leaks += val("leaks"); kl = 1 }
 END {
-	printf "| %s | %d (%d runs) | %d / %d / %d / %d | %d / %d | %d (%d cases, %d failed) | %d cases, %d failed | %d s, %d calls | %s | %d | %d | %s |\n",
+	printf "| %s | %d (%d runs) | %d / %d / %d / %d | %d / %d | %d (%d cases, %d failed) | %d cases, %d failed | %d s, %d calls | %s | %d | %d (%d spurious) | %s |\n",
 		label, ops, runs, resizes, switches, growths, migrated, forks, execs,
 		faults, icases, ifail, bcases, bfail, fuzzs, fuzzc,
-		kl ? leaks "" : "n/a", splats, lost + failed, verdict
+		kl ? leaks "" : "n/a", splats, lost + failed, spurious, verdict
 }' "$log"
