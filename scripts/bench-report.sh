@@ -110,9 +110,10 @@ p()
 p("## 3. perf bench futex: patched / vanilla")
 p()
 p("Median of the repeats; spread = (max - min) / median over the repeats. ops/s: higher is better; ms: lower is better. "
-  "Patched kernel with the default policy (m1).")
+  "Patched kernel with the default policy (m1). speed = patched speed / vanilla speed (ops/s ratio, or the inverse ratio of "
+  "ms): >= 1.00 means the patched kernel is not slower; compare the distance from 1.00 with the spreads.")
 p()
-p("| benchmark | metric | vanilla | spread | patched m1 | spread | patched/vanilla |")
+p("| benchmark | metric | vanilla | spread | patched m1 | spread | speed patched/vanilla |")
 p("|---|---|---:|---:|---:|---:|---:|")
 perf_ratios = []
 keys = sorted({(k[0], k[2], k[3]) for k in data if k[0].startswith("perf-") and not k[1].startswith(("vanilla-8cpu", "patched-8cpu"))})
@@ -129,7 +130,10 @@ for wl, param, metric in keys:
     pm, ps = stats("patched/m1")
     if pm is None:
         pm, ps = stats("patched/global")
-    r = pm / vm if pm is not None and vm else None
+    if metric == "ms":
+        r = vm / pm if vm is not None and pm else None
+    else:
+        r = pm / vm if pm is not None and vm else None
     if r is not None:
         perf_ratios.append(("%s %s" % (wl[5:], param), r))
     p("| %s %s | %s | %s | %s | %s | %s | %s |" % (wl[5:], param, metric, fmt(vm, "n") if metric != "ms" else ("%.4f" % vm if vm else "n/a"),
@@ -241,7 +245,7 @@ if [ -s "$outdir/perf-ratio.dat" ]; then
 	gnuplot <<EOF || echo "bench-report: warning: gnuplot failed for perf-ratio" >&2
 set terminal pngcairo size 900,500 noenhanced
 set output '$outdir/perf-ratio.png'
-set title 'perf bench futex: patched / vanilla (ops/s: >1 better; ms: <1 better)'
+set title 'perf bench futex: speed patched / vanilla (>= 1: patched not slower)'
 set style data histograms
 set style fill solid 0.6
 set boxwidth 0.8

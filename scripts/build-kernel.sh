@@ -30,16 +30,26 @@ if [ ! -f "$out/.config" ] || [ "$(cat "$stamp" 2>/dev/null)" != "$want" ]; then
 	make -s -C "$src" O="$out" CC="$cc" tinyconfig >"$log" 2>&1
 	"$src/scripts/kconfig/merge_config.sh" -m -O "$out" "$out/.config" "$@" >>"$log" 2>&1
 	make -s -C "$src" O="$out" CC="$cc" olddefconfig >>"$log" 2>&1
-	# Every symbol a fragment sets to y must have survived olddefconfig.
+	# Every symbol set to y must have survived olddefconfig. A later
+	# fragment overrides an earlier one (rt.config turns PREEMPT off), so
+	# only the last setting of each symbol is checked.
 	missing=0
+	declare -A last=() from=()
 	for f in "$@"; do
 		while IFS= read -r line; do
-			sym=${line%%=*}
-			if ! grep -qx "$line" "$out/.config"; then
-				echo "build-kernel: error: $f asks for $line but the config has: $(grep -E "^(# )?${sym}[= ]" "$out/.config" || echo unset)" >&2
-				missing=1
+			if [[ $line =~ ^(CONFIG_[A-Z0-9_]+)= ]] || [[ $line =~ ^#\ (CONFIG_[A-Z0-9_]+)\ is\ not\ set ]]; then
+				last[${BASH_REMATCH[1]}]=$line
+				from[${BASH_REMATCH[1]}]=$f
 			fi
-		done < <(grep -E '^CONFIG_[A-Z0-9_]+=y$' "$f")
+		done <"$f"
+	done
+	for sym in "${!last[@]}"; do
+		line=${last[$sym]}
+		[[ $line == *=y ]] || continue
+		if ! grep -qx "$line" "$out/.config"; then
+			echo "build-kernel: error: ${from[$sym]} asks for $line but the config has: $(grep -E "^(# )?${sym}[= ]" "$out/.config" || echo unset)" >&2
+			missing=1
+		fi
 	done
 	[ "$missing" = 0 ] || exit 1
 	echo "$want" >"$stamp"
