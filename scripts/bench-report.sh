@@ -110,11 +110,11 @@ p()
 p("## 3. perf bench futex: patched / vanilla")
 p()
 p("Median of the repeats; spread = (max - min) / median over the repeats. ops/s: higher is better; ms: lower is better. "
-  "Patched kernel with the default policy (m1). speed = patched speed / vanilla speed (ops/s ratio, or the inverse ratio of "
+  "Patched kernel with the policy off (m0: the lookup code only) and with the default policy (m1). speed = patched speed / vanilla speed (ops/s ratio, or the inverse ratio of "
   "ms): >= 1.00 means the patched kernel is not slower; compare the distance from 1.00 with the spreads.")
 p()
-p("| benchmark | metric | vanilla | spread | patched m1 | spread | speed patched/vanilla |")
-p("|---|---|---:|---:|---:|---:|---:|")
+p("| benchmark | metric | vanilla | spread | patched m0 | spread | speed m0/vanilla | patched m1 | spread | speed m1/vanilla |")
+p("|---|---|---:|---:|---:|---:|---:|---:|---:|---:|")
 perf_ratios = []
 keys = sorted({(k[0], k[2], k[3]) for k in data if k[0].startswith("perf-") and not k[1].startswith(("vanilla-8cpu", "patched-8cpu"))})
 if not keys:
@@ -130,15 +130,22 @@ for wl, param, metric in keys:
     pm, ps = stats("patched/m1")
     if pm is None:
         pm, ps = stats("patched/global")
-    if metric == "ms":
-        r = vm / pm if vm is not None and pm else None
-    else:
-        r = pm / vm if pm is not None and vm else None
+    zm, zs = stats("patched/m0")
+    def speed(x):
+        if x is None or not vm or not x:
+            return None
+        return vm / x if metric == "ms" else x / vm
+    r = speed(pm)
     if r is not None:
         perf_ratios.append(("%s %s" % (wl[5:], param), r))
-    p("| %s %s | %s | %s | %s | %s | %s | %s |" % (wl[5:], param, metric, fmt(vm, "n") if metric != "ms" else ("%.4f" % vm if vm else "n/a"),
-      "%.0f%%" % vs if vs is not None else "n/a", fmt(pm, "n") if metric != "ms" else ("%.4f" % pm if pm else "n/a"),
-      "%.0f%%" % ps if ps is not None else "n/a", fmt(r)))
+    def val(x):
+        if metric != "ms":
+            return fmt(x, "n")
+        return "%.4f" % x if x else "n/a"
+    def spr(x):
+        return "%.0f%%" % x if x is not None else "n/a"
+    p("| %s %s | %s | %s | %s | %s | %s | %s | %s | %s | %s |" % (wl[5:], param, metric, val(vm), spr(vs), val(zm), spr(zs), fmt(speed(zm)),
+      val(pm), spr(ps), fmt(r)))
 p()
 
 if not quick:
