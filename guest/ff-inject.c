@@ -46,14 +46,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#ifndef FUTEX_PREALLOC_HASH
-#define FUTEX_PREALLOC_HASH	14
-#endif
-#ifndef PR_FUTEX_HASH
-#define PR_FUTEX_HASH		78
-#define PR_FUTEX_HASH_SET_SLOTS	1
-#define PR_FUTEX_HASH_GET_SLOTS	2
-#endif
+#include "ff-abi.h"
 
 #define PRIV(op)	((op) | FUTEX_PRIVATE_FLAG)
 #define SYSCTL_POLICY	"/proc/sys/kernel/futex_private_hash"

@@ -60,23 +60,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#ifndef FUTEX_PREALLOC_HASH
-#define FUTEX_PREALLOC_HASH	14
-#endif
-#ifndef PR_FUTEX_HASH
-#define PR_FUTEX_HASH		78
-#define PR_FUTEX_HASH_SET_SLOTS	1
-#define PR_FUTEX_HASH_GET_SLOTS	2
-#endif
-#ifndef SYS_futex_waitv
-#define SYS_futex_waitv		449
-#endif
-#ifndef FUTEX2_SIZE_U32
-#define FUTEX2_SIZE_U32		0x02
-#endif
-#ifndef FUTEX2_PRIVATE
-#define FUTEX2_PRIVATE		FUTEX_PRIVATE_FLAG
-#endif
+#include "ff-abi.h"
 
 #define PRIV(op)	((op) | FUTEX_PRIVATE_FLAG)
 #define NCOLLIDE	24
