@@ -29,6 +29,7 @@
 #include <unistd.h>
 
 #include "ff-abi.h"
+#include "ff-util.h"
 
 #define SYSCTL_POLICY	"/proc/sys/kernel/futex_private_hash"
 #define SYSCTL_DEFBITS	"/proc/sys/kernel/futex_private_default_hash_bits"
@@ -134,31 +135,6 @@ static void unchanged(const char *name)
 	       strcmp(now, snap) ? " after: " : "", strcmp(now, snap) ? now : "");
 }
 
-static int read_int(const char *path)
-{
-	FILE *f = fopen(path, "r");
-	int v = INT_MIN;
-
-	if (f) {
-		if (fscanf(f, "%d", &v) != 1)
-			v = INT_MIN;
-		fclose(f);
-	}
-	return v;
-}
-
-/* Write @val as is; return 0 or the errno of the write. */
-static int write_str(const char *path, const char *val)
-{
-	int fd = open(path, O_WRONLY), e = 0;
-
-	if (fd < 0)
-		return errno;
-	if (write(fd, val, strlen(val)) < 0)
-		e = errno;
-	close(fd);
-	return e;
-}
 
 static void sysctl_cases(void)
 {
@@ -178,22 +154,22 @@ static void sysctl_cases(void)
 	int old, now, e;
 
 	for (i = 0; i < 3; i++) {
-		old = read_int(knobs[i]);
+		old = ff_read_int(knobs[i], INT_MIN);
 		if (old == INT_MIN) {
 			result(0, "sysctl_%s_readable # cannot read %s", names[i], knobs[i]);
 			continue;
 		}
 		for (j = 0; j < sizeof(garbage) / sizeof(garbage[0]); j++) {
-			e = write_str(knobs[i], garbage[j]);
-			now = read_int(knobs[i]);
+			e = ff_write_file(knobs[i], garbage[j]);
+			now = ff_read_int(knobs[i], INT_MIN);
 			snprintf(name, sizeof(name), "sysctl_%s_garbage_%u", names[i], j);
 			result(e == EINVAL && now == old, "%s # wrote \"%s\": %s, value %d -> %d%s", name,
 			       garbage[j][0] == 1 ? "\\x01" : garbage[j], e ? strerrorname_np(e) : "accepted",
 			       old, now, e == EINVAL && now == old ? "" : " (expected EINVAL, unchanged)");
 		}
 		for (j = 0; j < 4; j++) {
-			e = write_str(knobs[i], range[i][j]);
-			now = read_int(knobs[i]);
+			e = ff_write_file(knobs[i], range[i][j]);
+			now = ff_read_int(knobs[i], INT_MIN);
 			snprintf(name, sizeof(name), "sysctl_%s_range_%s", names[i], range[i][j]);
 			result(e == EINVAL && now == old, "%s # %s, value %d -> %d%s", name,
 			       e ? strerrorname_np(e) : "accepted", old, now,
@@ -202,7 +178,7 @@ static void sysctl_cases(void)
 				char buf[16];
 
 				snprintf(buf, sizeof(buf), "%d", old);
-				write_str(knobs[i], buf);
+				ff_write_file(knobs[i], buf);
 			}
 		}
 	}
@@ -213,7 +189,7 @@ static int abi_child(void)
 {
 	long page = sysconf(_SC_PAGESIZE), r;
 	char *ro, *unmapped;
-	unsigned int maxslots = 1U << read_int(SYSCTL_MAXBITS);
+	unsigned int maxslots = 1U << ff_read_int(SYSCTL_MAXBITS, INT_MIN);
 	static const unsigned long bad_slots[] = { 1, 3, 6, 15, 17, 1000, ULONG_MAX, (1UL << 63) + 1 };
 	static const unsigned long big_slots[] = { 1UL << 21, 1UL << 31, 1UL << 32, 1UL << 63 };
 	char name[128];
@@ -378,7 +354,7 @@ static int in_child(int (*fn)(void))
 
 int main(void)
 {
-	int policy = read_int(SYSCTL_POLICY), rc = 0;
+	int policy = ff_read_int(SYSCTL_POLICY, INT_MIN), rc = 0;
 
 	setvbuf(stdout, NULL, _IOLBF, 0);
 	counters = mmap(NULL, 2 * sizeof(int), PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
@@ -390,16 +366,16 @@ int main(void)
 		return 4;
 	}
 	sysctl_cases();
-	if (write_str(SYSCTL_POLICY, "1"))
+	if (ff_write_file(SYSCTL_POLICY, "1"))
 		return 1;
 	rc |= in_child(abi_child);
-	write_str(SYSCTL_POLICY, "0");
+	ff_write_file(SYSCTL_POLICY, "0");
 	rc |= in_child(policy_off_child);
 	{
 		char buf[16];
 
 		snprintf(buf, sizeof(buf), "%d", policy);
-		write_str(SYSCTL_POLICY, buf);
+		ff_write_file(SYSCTL_POLICY, buf);
 	}
 	printf("1..%d\n", ntest);
 	printf("# badinput-summary: cases=%d failed=%d children=%s\n", ntest, nfail, rc ? "FAILED" : "ok");

@@ -47,6 +47,7 @@
 #include <unistd.h>
 
 #include "ff-abi.h"
+#include "ff-util.h"
 
 #define PRIV(op)	((op) | FUTEX_PRIVATE_FLAG)
 #define SYSCTL_POLICY	"/proc/sys/kernel/futex_private_hash"
@@ -77,37 +78,13 @@ static long futex(void *uaddr, int op, unsigned int val, const void *timeout,
 	return syscall(SYS_futex, uaddr, op, val, timeout, uaddr2, val3);
 }
 
-static int write_file(const char *path, const char *val)
-{
-	int fd = open(path, O_WRONLY), e = 0;
-
-	if (fd < 0)
-		return errno;
-	if (write(fd, val, strlen(val)) < 0)
-		e = errno;
-	close(fd);
-	return e;
-}
-
-static int read_int(const char *path)
-{
-	FILE *f = fopen(path, "r");
-	int v = INT_MIN;
-
-	if (f) {
-		if (fscanf(f, "%d", &v) != 1)
-			v = INT_MIN;
-		fclose(f);
-	}
-	return v;
-}
 
 static void set_int(const char *path, int v)
 {
 	char buf[16];
 
 	snprintf(buf, sizeof(buf), "%d", v);
-	if (write_file(path, buf)) {
+	if (ff_write_file(path, buf)) {
 		printf("# inject: cannot write %d to %s\n", v, path);
 		_exit(1);
 	}
@@ -138,7 +115,7 @@ static long arm(int on)
 				injected += armed - atol(buf);
 		}
 		snprintf(buf, sizeof(buf), "%d", on ? TIMES : 0);
-		n = write_file(path, buf);
+		n = ff_write_file(path, buf);
 		if (n) {
 			printf("# inject: cannot %s %s: %s\n", on ? "arm" : "disarm", path, strerror(n));
 			_exit(1);
@@ -436,8 +413,8 @@ int main(void)
 		printf("1..0 # SKIP no failslab (kernel without CONFIG_FAILSLAB/CONFIG_FAIL_PAGE_ALLOC/CONFIG_FAULT_INJECTION_DEBUG_FS)\n");
 		return 4;
 	}
-	policy = read_int(SYSCTL_POLICY);
-	defbits = read_int(SYSCTL_DEFBITS);
+	policy = ff_read_int(SYSCTL_POLICY, INT_MIN);
+	defbits = ff_read_int(SYSCTL_DEFBITS, INT_MIN);
 	if (policy == INT_MIN) {
 		printf("1..0 # SKIP kernel without the fastfutex series\n");
 		return 4;
@@ -448,14 +425,14 @@ int main(void)
 	for (i = 0; i < 2; i++) {
 		for (j = 0; j < (int)(sizeof(setup) / sizeof(setup[0])); j++) {
 			snprintf(path, sizeof(path), "%s/%s", fi_dirs[i], setup[j][0]);
-			if (write_file(path, setup[j][1]))
+			if (ff_write_file(path, setup[j][1]))
 				printf("# inject: %s: %s\n", path, strerror(errno));
 		}
 	}
 	snprintf(path, sizeof(path), "%s/min-order", fi_dirs[1]);
-	write_file(path, "0");
+	ff_write_file(path, "0");
 	snprintf(path, sizeof(path), "%s/ignore-gfp-highmem", fi_dirs[1]);
-	write_file(path, "N");
+	ff_write_file(path, "N");
 	set_int(SYSCTL_DEFBITS, 4);
 
 	scenario("prealloc", 1, sc_prealloc);

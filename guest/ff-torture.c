@@ -61,6 +61,7 @@
 #include <unistd.h>
 
 #include "ff-abi.h"
+#include "ff-util.h"
 
 #define PRIV(op)	((op) | FUTEX_PRIVATE_FLAG)
 #define NCOLLIDE	24
@@ -862,18 +863,6 @@ static int run_round(enum mode m, long target)
 	return 0;
 }
 
-static int read_int(const char *path, int def)
-{
-	FILE *f = fopen(path, "r");
-	int v = def;
-
-	if (f) {
-		if (fscanf(f, "%d", &v) != 1)
-			v = def;
-		fclose(f);
-	}
-	return v;
-}
 
 int main(int argc, char **argv)
 {
@@ -885,8 +874,8 @@ int main(int argc, char **argv)
 
 	argv0 = argv[0];
 	setvbuf(stdout, NULL, _IOLBF, 0);
-	policy = read_int("/proc/sys/kernel/futex_private_hash", -1);
-	max_bits = read_int("/proc/sys/kernel/futex_private_max_hash_bits", 16);
+	policy = ff_read_int("/proc/sys/kernel/futex_private_hash", -1);
+	max_bits = ff_read_int("/proc/sys/kernel/futex_private_max_hash_bits", 16);
 
 	if (argc > 1 && !strcmp(argv[1], "--exec-child")) {
 		check_no_table("exec'd child");

@@ -1,0 +1,41 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Small file helpers shared by the guest programs (sysctls, /proc, debugfs).
+ */
+#ifndef FF_UTIL_H
+#define FF_UTIL_H
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+
+/* The first integer in @path, or @def if it cannot be read. */
+static inline int ff_read_int(const char *path, int def)
+{
+	FILE *f = fopen(path, "r");
+	int v = def;
+
+	if (f) {
+		if (fscanf(f, "%d", &v) != 1)
+			v = def;
+		fclose(f);
+	}
+	return v;
+}
+
+/* Write @val as is with one write(); return 0 or the errno. */
+static inline int ff_write_file(const char *path, const char *val)
+{
+	int fd = open(path, O_WRONLY), e = 0;
+
+	if (fd < 0)
+		return errno;
+	if (write(fd, val, strlen(val)) < 0)
+		e = errno;
+	close(fd);
+	return e;
+}
+
+#endif /* FF_UTIL_H */
