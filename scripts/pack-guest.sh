@@ -79,7 +79,7 @@ copy_with_libs() {
 }
 
 if [ "$tools" = 1 ]; then
-	echo "pack-guest: adding perf, stress-ng, rt-tests, trinity"
+	echo "pack-guest: adding perf, stress-ng, rt-tests, trinity, chrt"
 	# Debian 12 ships the real ELF as /usr/bin/perf; older releases have a
 	# wrapper script there and the binaries as /usr/bin/perf_<version>.
 	perf=$(find /usr/bin -maxdepth 1 -name 'perf_*' -type f | sort -V | tail -1)
@@ -89,7 +89,7 @@ if [ "$tools" = 1 ]; then
 	[ -n "$perf" ] || die "no ELF /usr/bin/perf or /usr/bin/perf_* (apt-get install linux-perf)"
 	copy_with_libs "$perf"
 	[ "$perf" = /usr/bin/perf ] || mv "$root/usr/bin/$(basename "$perf")" "$root/usr/bin/perf"
-	for b in /usr/bin/stress-ng /usr/bin/pi_stress /usr/bin/cyclictest /usr/bin/trinity; do
+	for b in /usr/bin/stress-ng /usr/bin/pi_stress /usr/bin/cyclictest /usr/bin/trinity /usr/bin/chrt; do
 		copy_with_libs "$b"
 	done
 fi
