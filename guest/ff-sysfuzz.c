@@ -1,0 +1,1805 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * ff-sysfuzz: a small fuzzer for the futex system calls, with the process
+ * life cycle around them.  It fills what trinity 2023.01 (Debian 12)
+ * cannot do: futex_wake, futex_wait and futex_requeue (454-456, Linux
+ * 6.7), and threads and processes that exit in the middle of it all.
+ *
+ * The parent keeps -j worker processes running (fork).  Each worker has
+ * three threads (clone through pthread_create) that issue random calls for
+ * a slice of -n calls each, then exit, so threads and processes exit while
+ * they hold PI futexes, own futexes listed on their robust list, or have
+ * waiters queued; the worker ends by joining its threads, by exit_group()
+ * while they still run, or by exit() of its main thread alone.  Threads
+ * also start short-lived threads, fork children (that exit at once, issue
+ * a few calls, or exec /bin/true), and clone children that share the mm
+ * without being threads (CLONE_VM, and CLONE_VM|CLONE_VFORK, which may
+ * exec).  The parent SIGKILLs a worker older than -d seconds and counts it
+ * (a fuzzer's worker may block; that alone is not a failure).
+ *
+ * The calls: futex(2) with every command (0-14, FUTEX_PREALLOC_HASH
+ * included, and unknown ones), random flag combinations (mostly valid),
+ * futex_waitv, futex_wake, futex_wait, futex_requeue, prctl(PR_FUTEX_HASH)
+ * and set_robust_list.  Futex words come from a pool: words of a
+ * MAP_SHARED and of a MAP_PRIVATE mapping made before the fork (mostly,
+ * so that waiters and wakers meet across threads and processes), plus
+ * unaligned, NULL, unmapped, PROT_NONE, read-only and kernel addresses.
+ * Every address the kernel may write to (futex words, FUTEX_WAKE_OP's
+ * uaddr2, PI owners, robust list entries) is a pool address.  Every
+ * blocking call gets a timeout of a few milliseconds (relative or
+ * absolute, on the clock the command uses).
+ *
+ * Checks, each counted as a failure:
+ *   - every result is one the ABI allows for that call and its input: the
+ *     errno is in the set the 6.12 code (kernel/futex/, the series' hash.c)
+ *     can return for it (EFAULT only when a bad pointer was passed, ENOSYS
+ *     only for unknown commands or FUTEX_CLOCK_REALTIME misuse, ...); a
+ *     success is in range (0 for waits and locks, at most nr for wakes,
+ *     nr_wake + nr_requeue for requeues, an index < nr for futex_waitv, a
+ *     power of two for the table sizes); input that must be rejected
+ *     (unaligned or kernel addresses, bad flags, sizes, masks, clocks,
+ *     timeouts) is rejected;
+ *   - no worker, child or thread dies by a signal other than the SIGKILL
+ *     the parent sends;
+ *   - afterwards, the kernel still works: wait/wake pairs between two
+ *     threads on a private, a shared, a futex2 private futex and on a
+ *     private futex after PR_FUTEX_HASH_SET_SLOTS, and between two
+ *     processes on a shared one, must each see the waiter woken (no lost
+ *     wake-up) and nothing left queued.
+ *
+ * Output: KTAP, the calls and errnos counted per call (ok = successful
+ * returns), and "# sysfuzz-summary: seconds= syscalls= workers= killed=
+ * failures=", syscalls counting every fuzzed call plus the clone, fork,
+ * execve and exit calls.  Exit 0 only without failures.
+ *
+ * usage: ff-sysfuzz [-t SECONDS] [-j CHILDREN] [-s SEED] [-n CALLS] [-d DEADLINE] [-X]
+ *   -t  run time (60), -j workers (4), -s seed (time), -n calls per
+ *   thread and slice (500), -d seconds after which a worker is killed
+ *   (20), -X harness self-test: a worker raises SIGSEGV, one ETIMEDOUT
+ *   of FUTEX_WAIT_BITSET is declared unexpected and the first health pair
+ *   loses its wake-up; the run must fail with three failures.
+ */
+#define _GNU_SOURCE
+#include <dirent.h>
+#include <errno.h>
+#include <limits.h>
+#include <linux/futex.h>
+#include <pthread.h>
+#include <sched.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/prctl.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "ff-abi.h"
+#include "ff-util.h"
+
+#ifndef __x86_64__
+#error "ff-sysfuzz issues raw x86_64 system calls"
+#endif
+#ifndef __NR_futex_wake
+#define __NR_futex_wake		454
+#define __NR_futex_wait		455
+#define __NR_futex_requeue	456
+#endif
+#ifndef FUTEX_LOCK_PI2
+#define FUTEX_LOCK_PI2		13
+#endif
+#ifndef FUTEX2_SIZE_MASK
+#define FUTEX2_SIZE_MASK	0x03
+#endif
+
+#define NTHREADS	3	/* threads of a worker, the main one included */
+#define MAXEXTRA	6	/* short-lived threads a worker runs at once */
+#define NWORDS		16	/* futex words in each of the two pools */
+#define NROBUST		12	/* the first words, evenly spaced */
+#define WSTRIDE		16
+#define WAITV_MAX	130	/* beyond the kernel's 128 */
+#define NERR		134
+#define MAXPRINT	100	/* failure lines printed */
+#define KADDR		0xffffffff81000000UL
+#define NHEALTH		5
+#define MAXW		64	/* -j limit */
+#define NFLIGHT		32	/* in-flight call records per worker */
+
+/* ---- what is counted ------------------------------------------------ */
+
+enum kind {
+	/* futex(2), indexed by command 0-14 */
+	K_FUTEX_LAST = 14,
+	K_BADCMD,
+	K_WAITV, K_WAKE2, K_WAIT2, K_REQUEUE2,
+	K_PR_SET, K_PR_GET, K_PR_OTHER, K_ROBUST,
+	/* the process life cycle */
+	K_THREAD, K_CLONE_VM, K_VFORK, K_FORK, K_EXEC, K_EXIT, K_EXIT_GROUP,
+	K_NR
+};
+
+static const char *const kind_names[K_NR] = {
+	"FUTEX_WAIT", "FUTEX_WAKE", "FUTEX_FD", "FUTEX_REQUEUE", "FUTEX_CMP_REQUEUE",
+	"FUTEX_WAKE_OP", "FUTEX_LOCK_PI", "FUTEX_UNLOCK_PI", "FUTEX_TRYLOCK_PI",
+	"FUTEX_WAIT_BITSET", "FUTEX_WAKE_BITSET", "FUTEX_WAIT_REQUEUE_PI",
+	"FUTEX_CMP_REQUEUE_PI", "FUTEX_LOCK_PI2", "FUTEX_PREALLOC_HASH", "futex(unknown cmd)",
+	"futex_waitv", "futex_wake", "futex_wait", "futex_requeue",
+	"prctl(SET_SLOTS)", "prctl(GET_SLOTS)", "prctl(bad op)", "set_robust_list",
+	"clone(thread)", "clone(CLONE_VM)", "clone(VM|VFORK)", "fork", "execve",
+	"exit(thread)", "exit_group",
+};
+
+struct kstat {
+	long calls;
+	long errs;
+	long pos;		/* successful returns > 0: woken, requeued, index, size */
+	long err[NERR];
+};
+
+struct health {
+	int state;		/* 0 not run, 1 ok, 2 failed, 3 skipped */
+	char why[200];
+};
+
+/* The call a task is in, for the report on a worker killed at its deadline. */
+struct flight {
+	long tid;
+	int kind;
+	long a[6];
+};
+
+/* In memory shared by the parent, the workers and their children. */
+struct shared {
+	struct kstat k[K_NR];
+	long unexpected;	/* results the ABI does not allow */
+	long deaths;		/* children and threads dead by a signal */
+	long printed;
+	int stop;
+	int selftest;
+	int selftest_fired;
+	struct health health[NHEALTH];
+	struct flight flight[MAXW][NFLIGHT];
+};
+static struct shared *sh;
+
+static void inc(long *p)
+{
+	__atomic_fetch_add(p, 1, __ATOMIC_RELAXED);
+}
+
+/* ---- raw system calls: no errno, usable in CLONE_VM children -------- */
+
+static inline long rsys(long n, long a1, long a2, long a3, long a4, long a5, long a6)
+{
+	register long r10 __asm__("r10") = a4;
+	register long r8 __asm__("r8") = a5;
+	register long r9 __asm__("r9") = a6;
+	long ret;
+
+	__asm__ volatile("syscall"
+			 : "=a"(ret)
+			 : "a"(n), "D"(a1), "S"(a2), "d"(a3), "r"(r10), "r"(r8), "r"(r9)
+			 : "rcx", "r11", "memory");
+	return ret;
+}
+
+static void out(const char *buf)
+{
+	size_t len = strlen(buf);
+
+	while (len) {
+		long n = rsys(SYS_write, 1, (long)buf, len, 0, 0, 0);
+
+		if (n <= 0)
+			return;
+		buf += n;
+		len -= n;
+	}
+}
+
+static void outf(const char *fmt, ...)
+{
+	char buf[512];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(buf, sizeof(buf), fmt, ap);
+	va_end(ap);
+	out(buf);
+}
+
+/* ---- the address pool ------------------------------------------------ */
+
+enum cat { C_SHARED, C_PRIVATE, C_UNALIGNED, C_NULL, C_UNMAPPED, C_PROTNONE, C_RO, C_KERNEL };
+static const char *const cat_names[] = {
+	"shared-map", "private-map", "unaligned", "NULL", "unmapped", "PROT_NONE", "read-only", "kernel",
+};
+#define BAD(c)		((c) >= C_UNALIGNED)
+/* Rejected by every call that uses the address: alignment and access_ok(). */
+#define REJECTED(c)	((c) == C_UNALIGNED || (c) == C_KERNEL)
+
+static char *pool_sh, *pool_pr, *ro_pr, *ro_sh, *none_pg;
+static unsigned long unmapped;
+static long pagesz;
+
+static uint32_t *word(int shared, unsigned int k)
+{
+	static const int off[NWORDS - NROBUST] = { 0, 64, 2048, 4092 };
+	char *b = shared ? pool_sh : pool_pr;
+
+	if (k < NROBUST)
+		return (uint32_t *)(b + k * WSTRIDE);
+	return (uint32_t *)(b + pagesz + off[k - NROBUST]);
+}
+
+/* ---- per-thread state ------------------------------------------------ */
+
+struct rnode {
+	struct robust_list node;
+	long pad;
+};
+_Static_assert(sizeof(struct rnode) == WSTRIDE, "robust entries must be spaced like the words");
+
+struct ctx {
+	uint64_t rng;
+	long tid;
+	int worker;
+	int slot;		/* the worker's slot, for the in-flight records */
+	int leaf;		/* a child: no threads, forks or clones */
+	int extra;		/* a short-lived thread */
+	int slice;
+	struct timespec ts;
+	struct futex_waitv wv[WAITV_MAX];
+	struct futex_waitv rq[2];
+	struct robust_list_head rhead;
+	struct rnode rnode[NROBUST];
+};
+
+static uint64_t rnd64(struct ctx *c)
+{
+	uint64_t x = c->rng;
+
+	x ^= x >> 12;
+	x ^= x << 25;
+	x ^= x >> 27;
+	c->rng = x;
+	return x * 0x2545F4914F6CDD1DULL;
+}
+
+static unsigned int rnd(struct ctx *c, unsigned int n)
+{
+	return (unsigned int)((rnd64(c) >> 32) % n);
+}
+
+static int pct(struct ctx *c, unsigned int p)
+{
+	return rnd(c, 100) < p;
+}
+
+static void *pick_bad(struct ctx *c, int *cat, unsigned int badpct)
+{
+	int s = rnd(c, 2);
+
+	if (!pct(c, badpct)) {
+		*cat = s ? C_SHARED : C_PRIVATE;
+		return word(s, pct(c, 60) ? rnd(c, 4) : rnd(c, NWORDS));
+	}
+	switch (rnd(c, 6)) {
+	case 0:
+		*cat = C_UNALIGNED;
+		return (char *)word(s, rnd(c, NWORDS)) + 1 + rnd(c, 3);
+	case 1:
+		*cat = C_NULL;
+		return NULL;
+	case 2:
+		*cat = C_UNMAPPED;
+		return (void *)(unmapped + 4 * rnd(c, 16));
+	case 3:
+		*cat = C_PROTNONE;
+		return none_pg + 4 * rnd(c, 16);
+	case 4:
+		*cat = C_RO;
+		return (s ? ro_sh : ro_pr) + 4 * rnd(c, 16);
+	default:
+		*cat = C_KERNEL;
+		return (void *)(KADDR + 4 * rnd(c, 16));
+	}
+}
+
+static void *pick(struct ctx *c, int *cat)
+{
+	return pick_bad(c, cat, 22);
+}
+
+/* A second address near the first, so that requeues find their waiters. */
+static void *partner(struct ctx *c, void *p1, int c1, int *cat)
+{
+	unsigned int k;
+
+	if (BAD(c1) || !pct(c, 70))
+		return pick(c, cat);
+	*cat = c1;
+	for (k = 0; k < 4; k++)
+		if (word(c1 == C_SHARED, k) == p1)
+			return word(c1 == C_SHARED, (k + 1) % 4);
+	return word(c1 == C_SHARED, rnd(c, 4));
+}
+
+static uint32_t cur(void *p, int cat)
+{
+	return BAD(cat) ? 0 : __atomic_load_n((uint32_t *)p, __ATOMIC_RELAXED);
+}
+
+/* The value a wait expects: mostly the current one, so that it blocks. */
+static uint32_t wval(struct ctx *c, void *p, int cat)
+{
+	unsigned int r = rnd(c, 100);
+
+	if (r < 72)
+		return cur(p, cat);
+	if (r < 82)
+		return cur(p, cat) ^ 1;
+	if (r < 90)
+		return 0;
+	return (uint32_t)rnd64(c);
+}
+
+/* A count: nr_wake, nr_requeue. */
+static int nrval(struct ctx *c)
+{
+	unsigned int r = rnd(c, 100);
+
+	if (r < 84)
+		return rnd(c, 4);
+	if (r < 90)
+		return INT_MAX;
+	if (r < 95)
+		return -1;
+	return (int)rnd64(c);
+}
+
+enum tscat { TS_VALID, TS_ZEROS, TS_EINVAL, TS_EFAULT };
+static const char *const ts_names[] = { "valid", "zeros(ro)", "invalid", "bad-pointer" };
+
+/*
+ * A timeout for a blocking call: a few milliseconds (relative, or absolute
+ * on @clk), sometimes invalid or a bad pointer; never NULL, never far away.
+ */
+static void *mk_ts(struct ctx *c, clockid_t clk, int relative, int *tc)
+{
+	struct timespec *ts = &c->ts;
+	unsigned int r = rnd(c, 100);
+	long us;
+
+	*tc = TS_VALID;
+	if (r < 94) {
+		us = r < 88 ? (pct(c, 92) ? (long)rnd(c, 3000) : 10000 + rnd(c, 40000)) : 0;
+		if (relative) {
+			ts->tv_sec = 0;
+			ts->tv_nsec = us * 1000;
+		} else {
+			clock_gettime(clk, ts);
+			ts->tv_nsec += us * 1000;
+			while (ts->tv_nsec >= 1000000000) {
+				ts->tv_nsec -= 1000000000;
+				ts->tv_sec++;
+			}
+		}
+		return ts;
+	}
+	if (r < 96) {
+		*tc = TS_EINVAL;
+		ts->tv_sec = 0;
+		ts->tv_nsec = 1000000000 + rnd(c, 1000000);
+		return ts;
+	}
+	if (r < 97) {
+		*tc = TS_EINVAL;
+		ts->tv_sec = -1 - (long)rnd(c, 1000);
+		ts->tv_nsec = 0;
+		return ts;
+	}
+	switch (rnd(c, 3)) {
+	case 0:
+		*tc = TS_EFAULT;
+		return (void *)KADDR;
+	case 1:
+		*tc = TS_EFAULT;
+		return (void *)unmapped;
+	default:
+		*tc = TS_ZEROS;		/* {0, 0}: expired at once */
+		return ro_pr;
+	}
+}
+
+/* ---- checking one result --------------------------------------------- */
+
+enum { B_EPERM, B_ESRCH, B_EINTR, B_EAGAIN, B_ENOMEM, B_EFAULT, B_EBUSY, B_EINVAL,
+       B_ENOSYS, B_EDEADLK, B_ETIMEDOUT, B_NR };
+static const int bit_errno[B_NR] = { EPERM, ESRCH, EINTR, EAGAIN, ENOMEM, EFAULT, EBUSY, EINVAL,
+				     ENOSYS, EDEADLK, ETIMEDOUT };
+#define A(e)	(1u << B_##e)
+
+struct call {
+	int kind;
+	const char *sys;
+	long a[6];
+	unsigned int allow;	/* errnos this call may return */
+	long maxret;		/* largest successful return */
+	int pow2;		/* success: a power of two in [2, 2^20] (or 0 if zero_ok) */
+	int zero_ok;
+	const char *mustfail;	/* why this input must be rejected, or NULL */
+	char desc[160];		/* the input, for the report */
+};
+
+static void fail(struct call *k, long r, const char *why)
+{
+	char allowed[160] = "", buf[800];
+	int b, n = 0;
+
+	inc(&sh->unexpected);
+	if (__atomic_fetch_add(&sh->printed, 1, __ATOMIC_RELAXED) >= MAXPRINT)
+		return;
+	for (b = 0; b < B_NR; b++)
+		if (k->allow & (1u << b))
+			n += snprintf(allowed + n, sizeof(allowed) - n, "%s%s", n ? "," : "",
+				      strerrorname_np(bit_errno[b]));
+	snprintf(buf, sizeof(buf),
+		 "# sysfuzz: FAIL: %s: %s(%#lx, %#lx, %#lx, %#lx, %#lx, %#lx) [%s] = %ld%s%s: %s (allowed: %s; success %s)\n",
+		 kind_names[k->kind], k->sys, k->a[0], k->a[1], k->a[2], k->a[3], k->a[4], k->a[5], k->desc,
+		 r < 0 ? -1L : r, r < 0 ? " " : "", r < 0 ? strerrorname_np(-r) ?: "?" : "", why, allowed,
+		 k->mustfail ? k->mustfail : k->pow2 ? "a power of two" : "in range");
+	out(buf);
+}
+
+struct ctx;
+static long issue(struct ctx *c, long nr, struct call *k)
+{
+	struct flight *f = &sh->flight[c->slot][c->tid % NFLIGHT];
+	struct kstat *s = &sh->k[k->kind];
+	char why[96];
+	long r;
+	int b, e;
+
+	f->kind = k->kind;
+	memcpy(f->a, k->a, sizeof(f->a));
+	__atomic_store_n(&f->tid, c->tid, __ATOMIC_RELEASE);
+	r = rsys(nr, k->a[0], k->a[1], k->a[2], k->a[3], k->a[4], k->a[5]);
+	__atomic_store_n(&f->tid, 0, __ATOMIC_RELEASE);
+	inc(&s->calls);
+	if (r >= 0) {
+		if (r > 0)
+			inc(&s->pos);
+		if (k->mustfail) {
+			fail(k, r, "succeeded on input it must reject");
+		} else if (k->pow2) {
+			if (!(r == 0 && k->zero_ok) && (r < 2 || r > (1L << 20) || (r & (r - 1))))
+				fail(k, r, "size is not a power of two in [2, 2^20]");
+		} else if (r > k->maxret) {
+			snprintf(why, sizeof(why), "return value out of range 0..%ld", k->maxret);
+			fail(k, r, why);
+		}
+		return r;
+	}
+	e = (int)-r;
+	inc(&s->errs);
+	inc(&s->err[e < NERR ? e : 0]);
+	for (b = 0; b < B_NR && bit_errno[b] != e; b++)
+		;
+	if (b == B_NR || !(k->allow & (1u << b)))
+		fail(k, r, "errno not allowed for this call and input");
+	else if (sh->selftest && k->kind == FUTEX_WAIT_BITSET && e == ETIMEDOUT &&
+		 !__atomic_exchange_n(&sh->selftest_fired, 1, __ATOMIC_RELAXED))
+		fail(k, r, "self-test (-X): ETIMEDOUT declared unexpected");
+	return r;
+}
+
+
+/* ---- futex(2) -------------------------------------------------------- */
+
+static void do_futex(struct ctx *c)
+{
+	static const unsigned char weight[K_BADCMD + 1] = {
+		[FUTEX_WAIT] = 60, [FUTEX_WAKE] = 60, [2] = 5, [FUTEX_REQUEUE] = 25,
+		[FUTEX_CMP_REQUEUE] = 35, [FUTEX_WAKE_OP] = 40, [FUTEX_LOCK_PI] = 50,
+		[FUTEX_UNLOCK_PI] = 50, [FUTEX_TRYLOCK_PI] = 35, [FUTEX_WAIT_BITSET] = 45,
+		[FUTEX_WAKE_BITSET] = 35, [FUTEX_WAIT_REQUEUE_PI] = 40,
+		[FUTEX_CMP_REQUEUE_PI] = 40, [FUTEX_LOCK_PI2] = 40, [FUTEX_PREALLOC_HASH] = 20,
+		[K_BADCMD] = 20,
+	};
+	struct call k = { .sys = "futex" };
+	int cmd, op, shared, clockrt, rt_enosys, c1, c2, tc = TS_VALID, chan;
+	int uses2 = 0, usests = 0, n1 = 0, n2 = 0;
+	unsigned int r = rnd(c, 600), cmdu;
+	uint32_t val, val3;
+	void *u1, *u2;
+	long a4;
+
+	for (cmd = 0; r >= weight[cmd]; cmd++)
+		r -= weight[cmd];
+	if (cmd == K_BADCMD) {
+		op = pct(c, 50) ? (int)rnd64(c) :
+			(int)(15 + rnd(c, 113)) | (pct(c, 50) ? FUTEX_PRIVATE_FLAG : 0);
+		if ((unsigned int)(op & FUTEX_CMD_MASK) <= K_FUTEX_LAST)
+			op |= 0x40000;
+	} else {
+		op = cmd | (pct(c, 55) ? FUTEX_PRIVATE_FLAG : 0) | (pct(c, 8) ? FUTEX_CLOCK_REALTIME : 0);
+		if (pct(c, 2))
+			op ^= 1 << rnd(c, 31);
+	}
+	cmdu = (unsigned int)(op & FUTEX_CMD_MASK);
+	k.kind = cmdu <= K_FUTEX_LAST ? (int)cmdu : K_BADCMD;
+	shared = !(op & FUTEX_PRIVATE_FLAG);
+	clockrt = !!(op & FUTEX_CLOCK_REALTIME);
+	rt_enosys = clockrt && cmdu != FUTEX_WAIT_BITSET && cmdu != FUTEX_WAIT_REQUEUE_PI &&
+		    cmdu != FUTEX_LOCK_PI2;
+
+	/*
+	 * Half of the requeue-PI calls use one channel, words 4 -> 5 of a pool
+	 * with the flag that matches it, so that waiters and requeuers meet.
+	 */
+	chan = (cmdu == FUTEX_WAIT_REQUEUE_PI || cmdu == FUTEX_CMP_REQUEUE_PI) && pct(c, 50);
+	if (chan) {
+		op = (op & ~FUTEX_PRIVATE_FLAG) | (rnd(c, 2) ? FUTEX_PRIVATE_FLAG : 0);
+		shared = !(op & FUTEX_PRIVATE_FLAG);
+		c1 = c2 = shared ? C_SHARED : C_PRIVATE;
+		u1 = word(shared, 4);
+	} else {
+		u1 = pick(c, &c1);
+	}
+	switch (cmdu) {
+	case FUTEX_REQUEUE: case FUTEX_CMP_REQUEUE: case FUTEX_WAKE_OP:
+	case FUTEX_WAIT_REQUEUE_PI: case FUTEX_CMP_REQUEUE_PI:
+		uses2 = 1;
+		u2 = chan ? word(shared, 5) : partner(c, u1, c1, &c2);
+		break;
+	default:
+		u2 = pick(c, &c2);	/* ignored by the kernel */
+	}
+
+	/* The fourth argument: a timeout on the command's clock, or val2. */
+	switch (cmdu) {
+	case FUTEX_WAIT:
+		usests = 1;
+		a4 = (long)mk_ts(c, CLOCK_MONOTONIC, 1, &tc);
+		break;
+	case FUTEX_LOCK_PI:
+		usests = 1;
+		a4 = (long)mk_ts(c, CLOCK_REALTIME, 0, &tc);
+		break;
+	case FUTEX_WAIT_BITSET: case FUTEX_WAIT_REQUEUE_PI: case FUTEX_LOCK_PI2:
+		usests = 1;
+		a4 = (long)mk_ts(c, clockrt ? CLOCK_REALTIME : CLOCK_MONOTONIC, 0, &tc);
+		if (chan && tc == TS_VALID) {	/* wait long enough to be found */
+			c->ts.tv_nsec += 20000000;
+			if (c->ts.tv_nsec >= 1000000000) {
+				c->ts.tv_nsec -= 1000000000;
+				c->ts.tv_sec++;
+			}
+		}
+		break;
+	default:
+		n2 = nrval(c);
+		a4 = (long)(unsigned int)n2;
+	}
+
+	switch (cmdu) {
+	case FUTEX_WAIT: case FUTEX_WAIT_BITSET: case FUTEX_WAIT_REQUEUE_PI:
+		val = chan ? cur(u1, c1) : wval(c, u1, c1);
+		break;
+	case FUTEX_CMP_REQUEUE_PI:
+		n1 = pct(c, 80) ? 1 : nrval(c);
+		val = (uint32_t)n1;
+		break;
+	case FUTEX_WAKE: case FUTEX_WAKE_BITSET: case FUTEX_REQUEUE: case FUTEX_CMP_REQUEUE:
+	case FUTEX_WAKE_OP:
+		n1 = nrval(c);
+		val = (uint32_t)n1;
+		break;
+	case FUTEX_PREALLOC_HASH:
+		r = rnd(c, 10);
+		val = r < 2 ? 0 : r < 7 ? 1U << rnd(c, 11) : r < 8 ? 1U << rnd(c, 18) :
+		      r < 9 ? UINT_MAX : (uint32_t)rnd64(c);
+		break;
+	default:
+		val = (uint32_t)rnd64(c);
+	}
+
+	switch (cmdu) {
+	case FUTEX_WAIT_BITSET: case FUTEX_WAKE_BITSET:
+		r = rnd(c, 100);
+		val3 = r < 85 ? FUTEX_BITSET_MATCH_ANY : r < 93 ? 1U << rnd(c, 32) :
+		       r < 97 ? 0 : (uint32_t)rnd64(c);
+		break;
+	case FUTEX_CMP_REQUEUE: case FUTEX_CMP_REQUEUE_PI:
+		val3 = pct(c, 75) ? cur(u1, c1) : (uint32_t)rnd64(c);
+		break;
+	case FUTEX_WAKE_OP: {
+		unsigned int wop = pct(c, 95) ? rnd(c, 5) : rnd(c, 8);
+		unsigned int cmp = pct(c, 95) ? rnd(c, 6) : rnd(c, 16);
+		unsigned int oparg = rnd(c, 4096);
+
+		if (pct(c, 15)) {
+			wop |= FUTEX_OP_OPARG_SHIFT;
+			if (pct(c, 97))
+				oparg = rnd(c, 32);
+		}
+		val3 = FUTEX_OP(wop, oparg, cmp, rnd(c, 4096));
+		if ((wop & 7) > FUTEX_OP_XOR || cmp > FUTEX_OP_CMP_GE) {
+			k.mustfail = "unknown FUTEX_WAKE_OP operation or comparison";
+			k.allow |= A(ENOSYS);
+		}
+		break;
+	}
+	default:
+		val3 = (uint32_t)rnd64(c);
+	}
+
+	if (usests && a4 != (long)&c->ts && a4 != (long)KADDR && a4 != (long)unmapped && a4 != (long)ro_pr)
+		outf("# sysfuzz: BUG: op %#x got timeout argument %#lx\n", op, a4);
+	k.a[0] = (long)u1;
+	k.a[1] = op;
+	k.a[2] = val;
+	k.a[3] = a4;
+	k.a[4] = (long)u2;
+	k.a[5] = val3;
+	snprintf(k.desc, sizeof(k.desc), "uaddr %s, uaddr2 %s%s, timeout %s", cat_names[c1], cat_names[c2],
+		 uses2 ? "" : " (unused)", usests ? ts_names[tc] : "(none)");
+
+	/* What may come back. */
+	k.allow |= A(EINVAL);
+	if ((BAD(c1) && cmdu != FUTEX_PREALLOC_HASH) || (uses2 && BAD(c2)) || (usests && tc == TS_EFAULT))
+		k.allow |= A(EFAULT);
+	if (shared)
+		k.allow |= A(ENOMEM);	/* get_user_pages_fast() */
+	if (rt_enosys) {
+		k.allow |= A(ENOSYS);
+		k.mustfail = "FUTEX_CLOCK_REALTIME with a command that has no absolute timeout";
+	}
+	k.maxret = 0;
+	switch (cmdu) {
+	case FUTEX_WAIT: case FUTEX_WAIT_BITSET:
+		k.allow |= A(EAGAIN) | A(ETIMEDOUT) | A(EINTR);
+		break;
+	case FUTEX_WAKE: case FUTEX_WAKE_BITSET:
+		k.maxret = n1 > 1 ? n1 : 1;
+		break;
+	case FUTEX_CMP_REQUEUE:
+		k.allow |= A(EAGAIN);
+		/* fall through */
+	case FUTEX_REQUEUE:
+		k.maxret = (long)n1 + n2;
+		if (n1 < 0 || n2 < 0)
+			k.mustfail = "negative nr_wake or nr_requeue";
+		break;
+	case FUTEX_WAKE_OP:
+		k.maxret = (n1 > 1 ? n1 : 1) + (long)(n2 > 1 ? n2 : 1);
+		break;
+	case FUTEX_LOCK_PI: case FUTEX_LOCK_PI2:
+		k.allow |= A(ESRCH) | A(EPERM) | A(EDEADLK) | A(ETIMEDOUT) | A(ENOMEM);
+		break;
+	case FUTEX_TRYLOCK_PI:
+		k.allow |= A(ESRCH) | A(EPERM) | A(EDEADLK) | A(EAGAIN) | A(ENOMEM);
+		break;
+	case FUTEX_UNLOCK_PI:
+		k.allow |= A(EPERM) | A(EAGAIN);
+		break;
+	case FUTEX_WAIT_REQUEUE_PI:
+		k.allow |= A(EAGAIN) | A(ETIMEDOUT);
+		if (u1 == u2)
+			k.mustfail = "uaddr == uaddr2";
+		break;
+	case FUTEX_CMP_REQUEUE_PI:
+		k.allow |= A(EAGAIN) | A(ESRCH) | A(EPERM) | A(EDEADLK) | A(ENOMEM);
+		k.maxret = (long)n2 + 1;
+		if (n1 != 1 || n2 < 0)
+			k.mustfail = "nr_wake != 1 or negative nr_requeue";
+		else if (u1 == u2)
+			k.mustfail = "uaddr == uaddr2";
+		break;
+	case FUTEX_PREALLOC_HASH:
+		k.allow = A(EPERM) | A(EBUSY) | A(ENOMEM) | (rt_enosys ? A(ENOSYS) : 0);
+		k.pow2 = 1;
+		if (shared) {
+			k.allow |= A(EINVAL);
+			k.mustfail = "FUTEX_PREALLOC_HASH without FUTEX_PRIVATE_FLAG";
+		}
+		break;
+	default:		/* FUTEX_FD (removed in 2.6.26) and unknown commands */
+		k.allow = A(ENOSYS);
+		k.mustfail = "unknown command";
+	}
+	if (cmdu <= K_FUTEX_LAST && cmdu != 2 && cmdu != FUTEX_PREALLOC_HASH) {
+		if (REJECTED(c1))
+			k.mustfail = "unaligned or kernel uaddr";
+		if (uses2 && REJECTED(c2))
+			k.mustfail = "unaligned or kernel uaddr2";
+		if (usests && (tc == TS_EINVAL || tc == TS_EFAULT))
+			k.mustfail = "invalid timeout";
+		if ((cmdu == FUTEX_WAIT_BITSET || cmdu == FUTEX_WAKE_BITSET) && !val3)
+			k.mustfail = "empty bitset";
+	}
+	issue(c, SYS_futex, &k);
+}
+
+/* ---- futex2 ------------------------------------------------------------ */
+
+static unsigned int f2flags(struct ctx *c, int *badflags)
+{
+	unsigned int f = FUTEX2_SIZE_U32 | (pct(c, 50) ? FUTEX2_PRIVATE : 0);
+
+	if (pct(c, 4))
+		f = rnd(c, 256);
+	*badflags = (f & ~(FUTEX2_SIZE_MASK | FUTEX2_PRIVATE)) || (f & FUTEX2_SIZE_MASK) != FUTEX2_SIZE_U32;
+	return f;
+}
+
+static clockid_t mk_clock(struct ctx *c, int *bad)
+{
+	static const clockid_t badclk[] = { -1, CLOCK_PROCESS_CPUTIME_ID, CLOCK_MONOTONIC_RAW, CLOCK_BOOTTIME, 1000 };
+	unsigned int r = rnd(c, 100);
+
+	*bad = 0;
+	if (r < 50)
+		return CLOCK_MONOTONIC;
+	if (r < 95)
+		return CLOCK_REALTIME;
+	*bad = 1;
+	return badclk[rnd(c, 5)];
+}
+
+/* A struct futex_waitv array: the vector itself or a bad pointer. */
+static void *vec(struct ctx *c, void *v, int *cat)
+{
+	*cat = C_PRIVATE;
+	if (pct(c, 95))
+		return v;
+	switch (rnd(c, 4)) {
+	case 0:
+		*cat = C_NULL;
+		return NULL;
+	case 1:
+		*cat = C_KERNEL;
+		return (void *)KADDR;
+	case 2:
+		*cat = C_UNMAPPED;
+		return (void *)unmapped;
+	default:
+		*cat = C_RO;		/* zeros: flags 0 is FUTEX2_SIZE_U8 */
+		return ro_pr;
+	}
+}
+
+static void do_waitv(struct ctx *c)
+{
+	struct call k = { .kind = K_WAITV, .sys = "futex_waitv" };
+	unsigned int nr = pct(c, 85) ? 1 + rnd(c, 8) : rnd(c, WAITV_MAX + 1), i, nbad = 0;
+	int cat, vcat, badclk, tc, badflags, bad = 0;
+	clockid_t clk = mk_clock(c, &badclk);
+	void *ts = mk_ts(c, badclk ? CLOCK_MONOTONIC : clk, 0, &tc);
+	unsigned int flags = pct(c, 97) ? 0 : rnd(c, 255) + 1;
+
+	/* The entries: mostly valid; one corrupt entry in 10% of the vectors. */
+	unsigned int corrupt = pct(c, 10) ? rnd(c, nr ? nr : 1) : UINT_MAX;
+
+	for (i = 0; i < nr && i < WAITV_MAX; i++) {
+		struct futex_waitv *w = &c->wv[i];
+		void *p = pick_bad(c, &cat, nr > 2 ? 3 : 15);
+
+		w->uaddr = (uintptr_t)p;
+		w->val = pct(c, 80) ? cur(p, cat) : (uint32_t)rnd64(c);
+		w->flags = FUTEX2_SIZE_U32 | (pct(c, 50) ? FUTEX2_PRIVATE : 0);
+		w->__reserved = 0;
+		badflags = 0;
+		if (i == corrupt) {
+			switch (rnd(c, 3)) {
+			case 0:
+				w->flags = f2flags(c, &badflags);
+				if (!badflags)
+					w->flags = rnd(c, 256) | 4;	/* FUTEX2_NUMA is not valid in 6.12 */
+				badflags = 1;
+				break;
+			case 1:
+				w->__reserved = rnd(c, 100) + 1;
+				break;
+			default:
+				w->val |= 1ULL << (32 + rnd(c, 32));
+			}
+		}
+		if (i >= 128)
+			continue;
+		if (BAD(cat)) {
+			bad = 1;
+			nbad++;
+		}
+		if (REJECTED(cat))
+			k.mustfail = "unaligned or kernel address in the vector";
+		if (badflags || w->__reserved || (w->val >> 32))
+			k.mustfail = "invalid waiter flags, size, reserved field or value";
+	}
+	k.a[0] = (long)vec(c, c->wv, &vcat);
+	k.a[1] = nr;
+	k.a[2] = flags;
+	k.a[3] = (long)ts;
+	k.a[4] = clk;
+	if (vcat != C_PRIVATE) {
+		bad = 1;
+		k.mustfail = "bad vector pointer";
+	}
+	if (tc == TS_EFAULT)
+		bad = 1;
+	if (tc == TS_EINVAL || tc == TS_EFAULT)
+		k.mustfail = "invalid timeout";
+	if (badclk)
+		k.mustfail = "clock neither CLOCK_MONOTONIC nor CLOCK_REALTIME";
+	if (flags)
+		k.mustfail = "flags != 0";
+	if (!nr || nr > 128)
+		k.mustfail = "nr_futexes 0 or > 128";
+	snprintf(k.desc, sizeof(k.desc), "vector %s, %u bad addresses, timeout %s", cat_names[vcat], nbad,
+		 ts_names[tc]);
+	k.allow = A(EINVAL) | A(EAGAIN) | A(ETIMEDOUT) | A(EINTR) | A(ENOMEM) | (bad ? A(EFAULT) : 0);
+	k.maxret = (long)nr - 1;
+	issue(c, SYS_futex_waitv, &k);
+}
+
+static unsigned long mk_mask(struct ctx *c, int *bad)
+{
+	unsigned int r = rnd(c, 100);
+	unsigned long m;
+
+	if (r < 88)
+		m = FUTEX_BITSET_MATCH_ANY;
+	else if (r < 94)
+		m = 1UL << rnd(c, 32);
+	else if (r < 97)
+		m = 0;
+	else
+		m = 1UL << (32 + rnd(c, 32));
+	*bad = !m || (m >> 32);
+	return m;
+}
+
+static void do_wake2(struct ctx *c)
+{
+	struct call k = { .kind = K_WAKE2, .sys = "futex_wake" };
+	int cat, badflags, badmask, nr = nrval(c);
+	void *p = pick(c, &cat);
+	unsigned long mask = mk_mask(c, &badmask);
+	unsigned int flags = f2flags(c, &badflags);
+
+	k.a[0] = (long)p;
+	k.a[1] = mask;
+	k.a[2] = nr;
+	k.a[3] = flags;
+	snprintf(k.desc, sizeof(k.desc), "uaddr %s", cat_names[cat]);
+	k.allow = A(EINVAL) | (BAD(cat) ? A(EFAULT) : 0) | (flags & FUTEX2_PRIVATE ? 0 : A(ENOMEM));
+	k.maxret = nr == 0 ? 0 : nr > 1 ? nr : 1;
+	if (REJECTED(cat))
+		k.mustfail = "unaligned or kernel uaddr";
+	if (badflags || badmask)
+		k.mustfail = "invalid flags or mask";
+	issue(c, __NR_futex_wake, &k);
+}
+
+static void do_wait2(struct ctx *c)
+{
+	struct call k = { .kind = K_WAIT2, .sys = "futex_wait" };
+	int cat, badflags, badmask, badclk, tc;
+	void *p = pick(c, &cat);
+	unsigned long val = wval(c, p, cat), mask = mk_mask(c, &badmask);
+	unsigned int flags = f2flags(c, &badflags);
+	clockid_t clk = mk_clock(c, &badclk);
+	void *ts = mk_ts(c, badclk ? CLOCK_MONOTONIC : clk, 0, &tc);
+
+	if (pct(c, 2))
+		val |= 1UL << (32 + rnd(c, 32));
+	k.a[0] = (long)p;
+	k.a[1] = val;
+	k.a[2] = mask;
+	k.a[3] = flags;
+	k.a[4] = (long)ts;
+	k.a[5] = clk;
+	snprintf(k.desc, sizeof(k.desc), "uaddr %s, timeout %s", cat_names[cat], ts_names[tc]);
+	k.allow = A(EINVAL) | A(EAGAIN) | A(ETIMEDOUT) | A(EINTR) |
+		  (BAD(cat) || tc == TS_EFAULT ? A(EFAULT) : 0) | (flags & FUTEX2_PRIVATE ? 0 : A(ENOMEM));
+	if (REJECTED(cat))
+		k.mustfail = "unaligned or kernel uaddr";
+	if (badflags || badmask || (val >> 32))
+		k.mustfail = "invalid flags, mask or value";
+	if (badclk || tc == TS_EINVAL || tc == TS_EFAULT)
+		k.mustfail = "invalid clock or timeout";
+	issue(c, __NR_futex_wait, &k);
+}
+
+static void do_requeue2(struct ctx *c)
+{
+	struct call k = { .kind = K_REQUEUE2, .sys = "futex_requeue" };
+	int c0, c1, b0, b1, vcat, nr_wake = nrval(c), nr_requeue = nrval(c);
+	void *p0 = pick(c, &c0), *p1 = partner(c, p0, c0, &c1);
+	unsigned int flags = pct(c, 97) ? 0 : rnd(c, 255) + 1;
+
+	c->rq[0] = (struct futex_waitv){ .uaddr = (uintptr_t)p0, .val = pct(c, 75) ? cur(p0, c0) : (uint32_t)rnd64(c),
+					 .flags = f2flags(c, &b0) };
+	c->rq[1] = (struct futex_waitv){ .uaddr = (uintptr_t)p1, .val = (uint32_t)rnd64(c),
+					 .flags = pct(c, 90) ? c->rq[0].flags : f2flags(c, &b1) };
+	b1 = (c->rq[1].flags & ~(FUTEX2_SIZE_MASK | FUTEX2_PRIVATE)) ||
+	     (c->rq[1].flags & FUTEX2_SIZE_MASK) != FUTEX2_SIZE_U32;
+	if (pct(c, 1))
+		c->rq[rnd(c, 2)].__reserved = 1;
+	else
+		c->rq[0].__reserved = c->rq[1].__reserved = 0;
+	if (pct(c, 2))
+		c->rq[0].val |= 1ULL << (32 + rnd(c, 32));
+	k.a[0] = (long)vec(c, c->rq, &vcat);
+	k.a[1] = flags;
+	k.a[2] = nr_wake;
+	k.a[3] = nr_requeue;
+	snprintf(k.desc, sizeof(k.desc), "vector %s, uaddr %s, uaddr2 %s", cat_names[vcat], cat_names[c0],
+		 cat_names[c1]);
+	k.allow = A(EINVAL) | A(EAGAIN) | (BAD(c0) || BAD(c1) || vcat != C_PRIVATE ? A(EFAULT) : 0) |
+		  ((c->rq[0].flags & c->rq[1].flags & FUTEX2_PRIVATE) ? 0 : A(ENOMEM));
+	k.maxret = (long)nr_wake + nr_requeue;
+	if (REJECTED(c0) || REJECTED(c1))
+		k.mustfail = "unaligned or kernel address";
+	if (b0 || b1 || c->rq[0].flags != c->rq[1].flags || c->rq[0].__reserved || c->rq[1].__reserved ||
+	    (c->rq[0].val >> 32))
+		k.mustfail = "invalid or different flags, reserved field or value";
+	if (nr_wake < 0 || nr_requeue < 0)
+		k.mustfail = "negative count";
+	if (flags || vcat != C_PRIVATE)
+		k.mustfail = "flags != 0 or bad vector pointer";
+	issue(c, __NR_futex_requeue, &k);
+}
+
+/* ---- prctl(PR_FUTEX_HASH), set_robust_list --------------------------- */
+
+static void do_prctl(struct ctx *c)
+{
+	struct call k = { .sys = "prctl" };
+	unsigned int r = rnd(c, 100);
+	unsigned long slots;
+
+	k.a[0] = PR_FUTEX_HASH;
+	if (r < 45) {
+		k.kind = K_PR_GET;
+		k.a[1] = PR_FUTEX_HASH_GET_SLOTS;
+		if (pct(c, 10))
+			k.a[2] = (long)rnd64(c);	/* ignored */
+		k.allow = A(EPERM);
+		k.pow2 = k.zero_ok = 1;
+	} else if (r < 90) {
+		k.kind = K_PR_SET;
+		k.a[1] = PR_FUTEX_HASH_SET_SLOTS;
+		r = rnd(c, 100);
+		/* 0 moves the worker to the global hash for good: rare */
+		/* mostly up to 2^10: a switch of 2^16 buckets takes seconds under KASAN and TCG */
+		slots = r < 82 ? 1UL << (1 + rnd(c, 10)) : r < 88 ? 1UL << (11 + rnd(c, 6)) :
+			r < 94 ? (unsigned long)rnd(c, 40) + 1 :
+			r < 97 ? 1UL << (21 + rnd(c, 42)) : rnd64(c);
+		if (pct(c, 1))
+			slots = 0;
+		k.a[2] = (long)slots;
+		k.a[3] = pct(c, 96) ? 0 : (long)rnd64(c) | 1;
+		k.a[4] = pct(c, 96) ? 0 : (long)rnd64(c) | 1;
+		k.allow = A(EINVAL) | A(EPERM) | A(EBUSY) | A(ENOMEM);
+		if (k.a[3] || k.a[4])
+			k.mustfail = "flags or arg5 not 0";
+		else if (slots == 1 || (slots & (slots - 1)))
+			k.mustfail = "slots neither 0 nor a power of two >= 2";
+	} else {
+		static const unsigned long ops[] = { 0, 3, 4, 0x101, ULONG_MAX };
+
+		k.kind = K_PR_OTHER;
+		k.a[1] = pct(c, 80) ? (long)ops[rnd(c, 5)] : (long)(rnd64(c) | 4);
+		k.a[2] = rnd(c, 64);
+		k.allow = A(EINVAL);
+		k.mustfail = "unknown PR_FUTEX_HASH operation";
+	}
+	snprintf(k.desc, sizeof(k.desc), "PR_FUTEX_HASH");
+	issue(c, SYS_prctl, &k);
+}
+
+/* Register a robust list whose entries are pool words (the first NROBUST). */
+static void do_robust(struct ctx *c)
+{
+	struct call k = { .kind = K_ROBUST, .sys = "set_robust_list" };
+	struct robust_list *prev = &c->rhead.list;
+	int s = rnd(c, 2), n = 1 + rnd(c, 3), i, used = 0;
+
+	for (i = 0; i < n; i++) {
+		unsigned int w = rnd(c, NROBUST);
+
+		if (used & (1 << w))
+			continue;
+		used |= 1 << w;
+		/* bit 0 of an entry pointer: the futex is a PI futex */
+		prev->next = (struct robust_list *)((uintptr_t)&c->rnode[w].node | rnd(c, 2));
+		prev = &c->rnode[w].node;
+	}
+	prev->next = &c->rhead.list;
+	c->rhead.futex_offset = (char *)word(s, 0) - (char *)&c->rnode[0].node;
+	c->rhead.list_op_pending = pct(c, 30) ? &c->rnode[rnd(c, NROBUST)].node : NULL;
+	k.a[0] = (long)&c->rhead;
+	k.a[1] = pct(c, 95) ? sizeof(c->rhead) : sizeof(c->rhead) + 8;
+	k.allow = A(EINVAL);
+	if (k.a[1] != sizeof(c->rhead))
+		k.mustfail = "wrong length";
+	snprintf(k.desc, sizeof(k.desc), "%d entries in the %s pool", n, s ? "shared" : "private");
+	issue(c, SYS_set_robust_list, &k);
+}
+
+/* User space writes the words too, like a lock would. */
+static void do_store(struct ctx *c)
+{
+	uint32_t *w = word(rnd(c, 2), pct(c, 60) ? rnd(c, 4) : rnd(c, NWORDS));
+	unsigned int r = rnd(c, 100);
+	uint32_t v = r < 30 ? 0 : r < 55 ? (uint32_t)c->tid : r < 70 ? (uint32_t)c->tid | FUTEX_WAITERS :
+		     r < 85 ? *w + 1 : (uint32_t)rnd64(c);
+
+	__atomic_store_n(w, v, __ATOMIC_RELAXED);
+}
+
+/* ---- threads and processes ------------------------------------------- */
+
+static void fuzz_loop(struct ctx *c, int n);
+static int extra_threads;
+
+static void count_errno(int kind, int err)
+{
+	inc(&sh->k[kind].errs);
+	inc(&sh->k[kind].err[err > 0 && err < NERR ? err : 0]);
+}
+
+static void check_child(const char *what, int status)
+{
+	if (WIFSIGNALED(status) && WTERMSIG(status) != SIGKILL) {
+		inc(&sh->deaths);
+		outf("# sysfuzz: FAIL: %s child died by signal %d (%s)\n", what, WTERMSIG(status),
+		     strsignal(WTERMSIG(status)));
+	}
+}
+
+static void *thread_main(void *arg)
+{
+	struct ctx *c = arg;
+
+	c->tid = rsys(SYS_gettid, 0, 0, 0, 0, 0, 0);
+	if (pct(c, 70))
+		do_robust(c);
+	fuzz_loop(c, c->slice);
+	inc(&sh->k[K_EXIT].calls);
+	if (c->extra)
+		__atomic_fetch_sub(&extra_threads, 1, __ATOMIC_RELAXED);
+	/* The ctx stays allocated: the kernel walks its robust list at exit. */
+	return NULL;
+}
+
+static void spawn_thread(struct ctx *c)
+{
+	struct ctx *n;
+	pthread_attr_t attr;
+	pthread_t t;
+	int e;
+
+	if (__atomic_fetch_add(&extra_threads, 1, __ATOMIC_RELAXED) >= MAXEXTRA) {
+		__atomic_fetch_sub(&extra_threads, 1, __ATOMIC_RELAXED);
+		return;
+	}
+	n = malloc(sizeof(*n));
+	if (!n) {
+		__atomic_fetch_sub(&extra_threads, 1, __ATOMIC_RELAXED);
+		return;
+	}
+	*n = *c;
+	n->rng ^= rnd64(c) | 1;
+	n->slice = 50 + rnd(c, 150);
+	n->extra = 1;
+	pthread_attr_init(&attr);
+	pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
+	pthread_attr_setstacksize(&attr, 256 * 1024);
+	inc(&sh->k[K_THREAD].calls);
+	e = pthread_create(&t, &attr, thread_main, n);
+	pthread_attr_destroy(&attr);
+	if (e) {
+		count_errno(K_THREAD, e);
+		free(n);
+		__atomic_fetch_sub(&extra_threads, 1, __ATOMIC_RELAXED);
+	}
+}
+
+static const char *const true_argv[] = { "/bin/true", NULL };
+static const char *const no_env[] = { NULL };
+
+static void do_fork(struct ctx *c)
+{
+	unsigned int r = rnd(c, 100);
+	int status;
+	pid_t pid;
+
+	inc(&sh->k[K_FORK].calls);
+	pid = fork();
+	if (pid < 0) {
+		count_errno(K_FORK, errno);
+		return;
+	}
+	if (!pid) {
+		c->leaf = 1;
+		c->tid = rsys(SYS_gettid, 0, 0, 0, 0, 0, 0);
+		if (r < 40)
+			rsys(SYS_exit_group, 0, 0, 0, 0, 0, 0);
+		if (r < 70) {
+			fuzz_loop(c, 5 + rnd(c, 30));
+			rsys(SYS_exit_group, 0, 0, 0, 0, 0, 0);
+		}
+		inc(&sh->k[K_EXEC].calls);
+		r = -rsys(SYS_execve, (long)true_argv[0], (long)true_argv, (long)no_env, 0, 0, 0);
+		count_errno(K_EXEC, (int)r);
+		rsys(SYS_exit_group, 127, 0, 0, 0, 0, 0);
+	}
+	if (waitpid(pid, &status, 0) == pid)
+		check_child("fork", status);
+}
+
+/* A CLONE_VM child, not a thread: no TLS of its own, raw system calls only. */
+static int vm_child(void *arg)
+{
+	struct ctx c = *(struct ctx *)arg;
+	long r;
+
+	c.leaf = 1;
+	c.tid = rsys(SYS_gettid, 0, 0, 0, 0, 0, 0);
+	c.rng ^= (uint64_t)c.tid << 17 | 1;
+	fuzz_loop(&c, 5 + rnd(&c, 30));
+	if (c.worker < 0 && pct(&c, 50)) {	/* the vfork flavour: exec */
+		inc(&sh->k[K_EXEC].calls);
+		r = rsys(SYS_execve, (long)true_argv[0], (long)true_argv, (long)no_env, 0, 0, 0);
+		count_errno(K_EXEC, (int)-r);
+		return 127;
+	}
+	return 0;
+}
+
+static void do_clone_vm(struct ctx *c, int vfork)
+{
+	const size_t stsz = 128 * 1024;
+	char *stack = malloc(stsz);
+	int kind = vfork ? K_VFORK : K_CLONE_VM, status, w = c->worker;
+	pid_t pid;
+
+	if (!stack)
+		return;
+	if (vfork)
+		c->worker = -1;		/* tells vm_child it may exec */
+	inc(&sh->k[kind].calls);
+	pid = clone(vm_child, stack + stsz, CLONE_VM | (vfork ? CLONE_VFORK : 0) | SIGCHLD, c);
+	c->worker = w;
+	if (pid < 0)
+		count_errno(kind, errno);
+	else if (waitpid(pid, &status, 0) == pid)
+		check_child(vfork ? "clone(CLONE_VM|CLONE_VFORK)" : "clone(CLONE_VM)", status);
+	free(stack);
+}
+
+static void fuzz_loop(struct ctx *c, int n)
+{
+	int i;
+
+	for (i = 0; i < n && !__atomic_load_n(&sh->stop, __ATOMIC_RELAXED); i++) {
+		unsigned int r = rnd(c, 1000);
+
+		if (c->leaf && r >= 989)
+			r = rnd(c, 989);
+		if (r < 600)
+			do_futex(c);
+		else if (r < 680)
+			do_waitv(c);
+		else if (r < 745)
+			do_wake2(c);
+		else if (r < 810)
+			do_wait2(c);
+		else if (r < 860)
+			do_requeue2(c);
+		else if (r < 900)
+			do_prctl(c);
+		else if (r < 910)
+			do_robust(c);
+		else if (r < 989)
+			do_store(c);
+		else if (r < 993)
+			spawn_thread(c);
+		else if (r < 996)
+			do_fork(c);
+		else if (r < 998)
+			do_clone_vm(c, 0);
+		else
+			do_clone_vm(c, 1);
+	}
+}
+
+static void worker_main(int idx, uint64_t seed, int slice, int selftest)
+{
+	pthread_t t[NTHREADS];
+	struct ctx *c[NTHREADS];
+	int i, mode;
+
+	setpgid(0, 0);
+	memset(sh->flight[idx], 0, sizeof(sh->flight[idx]));
+	for (i = 0; i < NTHREADS; i++) {
+		c[i] = calloc(1, sizeof(*c[i]));
+		if (!c[i]) {
+			outf("# sysfuzz: FAIL: worker %d: out of memory\n", idx);
+			_exit(2);
+		}
+		c[i]->rng = seed ^ (0x9E3779B97F4A7C15ULL * (uint64_t)(i + 1)) ^ ((uint64_t)idx << 40);
+		c[i]->rng |= 1;
+		c[i]->worker = idx;
+		c[i]->slot = idx;
+		c[i]->slice = slice;
+	}
+	for (i = 1; i < NTHREADS; i++) {
+		int e;
+
+		inc(&sh->k[K_THREAD].calls);
+		e = pthread_create(&t[i], NULL, thread_main, c[i]);
+		if (e) {
+			count_errno(K_THREAD, e);
+			t[i] = 0;
+		}
+	}
+	c[0]->tid = rsys(SYS_gettid, 0, 0, 0, 0, 0, 0);
+	if (pct(c[0], 70))
+		do_robust(c[0]);
+	fuzz_loop(c[0], slice);
+	if (selftest && idx == 0)
+		raise(SIGSEGV);
+	mode = rnd(c[0], 10);
+	if (mode < 5) {
+		/* the threads exit by themselves, then the process */
+		for (i = 1; i < NTHREADS; i++)
+			if (t[i])
+				pthread_join(t[i], NULL);
+		inc(&sh->k[K_EXIT_GROUP].calls);
+		rsys(SYS_exit_group, 0, 0, 0, 0, 0, 0);
+	} else if (mode < 8) {
+		/* the whole process, threads in the middle of their calls */
+		inc(&sh->k[K_EXIT_GROUP].calls);
+		rsys(SYS_exit_group, 0, 0, 0, 0, 0, 0);
+	}
+	/* the main thread alone; the process ends with its last thread */
+	inc(&sh->k[K_EXIT].calls);
+	rsys(SYS_exit, 0, 0, 0, 0, 0, 0);
+}
+
+/* ---- the health check after the run --------------------------------- */
+
+static long sys_futex(void *u, int op, unsigned int val, const struct timespec *ts)
+{
+	return syscall(SYS_futex, u, op, val, ts, NULL, 0);
+}
+
+enum pairkind { P_PRIVATE, P_SHARED, P_FUTEX2, P_TABLE, P_PROCESS };
+static const char *const pair_names[NHEALTH] = {
+	"health_private_wait_wake", "health_shared_wait_wake", "health_futex2_private_wait_wake",
+	"health_private_table_wait_wake", "health_cross_process_shared_wait_wake",
+};
+
+struct pair {
+	int kind;
+	uint32_t *word;
+	long ret;
+	int err;
+};
+
+static long pair_wait(struct pair *p)
+{
+	struct timespec ts = { 10, 0 };
+
+	switch (p->kind) {
+	case P_PRIVATE: case P_TABLE:
+		return sys_futex(p->word, FUTEX_WAIT_PRIVATE, 0, &ts);
+	case P_FUTEX2:
+		clock_gettime(CLOCK_MONOTONIC, &ts);
+		ts.tv_sec += 10;
+		return syscall(__NR_futex_wait, p->word, 0UL, (unsigned long)FUTEX_BITSET_MATCH_ANY,
+			       FUTEX2_SIZE_U32 | FUTEX2_PRIVATE, &ts, CLOCK_MONOTONIC);
+	default:
+		return sys_futex(p->word, FUTEX_WAIT, 0, &ts);
+	}
+}
+
+static long pair_wake(struct pair *p, uint32_t *w)
+{
+	switch (p->kind) {
+	case P_PRIVATE: case P_TABLE:
+		return sys_futex(w, FUTEX_WAKE_PRIVATE, 1, NULL);
+	case P_FUTEX2:
+		return syscall(__NR_futex_wake, w, (unsigned long)FUTEX_BITSET_MATCH_ANY, 1,
+			       FUTEX2_SIZE_U32 | FUTEX2_PRIVATE);
+	default:
+		return sys_futex(w, FUTEX_WAKE, 1, NULL);
+	}
+}
+
+static void *pair_waiter(void *arg)
+{
+	struct pair *p = arg;
+
+	p->ret = pair_wait(p);
+	p->err = errno;
+	return NULL;
+}
+
+/*
+ * The waiter blocks on a word that stays 0 (10 s timeout); the waker wakes
+ * until one waiter was woken.  The waiter must return 0 (woken, not timed
+ * out) and a second wake must find nobody.
+ */
+static void pair(struct health *h, int kind, uint32_t *w)
+{
+	struct pair p = { .kind = kind, .word = w };
+	static uint32_t elsewhere;
+	struct timespec ms = { 0, 1000000 };
+	pthread_t t;
+	pid_t pid = 0;
+	long n = 0, n2;
+	int i, status;
+
+	*w = 0;
+	if (kind == P_PROCESS) {
+		fflush(stdout);
+		pid = fork();
+		if (pid < 0) {
+			h->state = 2;
+			snprintf(h->why, sizeof(h->why), "fork: %s", strerror(errno));
+			return;
+		}
+		if (!pid)
+			_exit(pair_wait(&p) == 0 ? 0 : 10 + errno % 100);
+	} else if (pthread_create(&t, NULL, pair_waiter, &p)) {
+		h->state = 2;
+		snprintf(h->why, sizeof(h->why), "pthread_create failed");
+		return;
+	}
+	for (i = 0; i < 10000; i++) {
+		/* -X: wake the wrong word, the wake-up is lost */
+		n = pair_wake(&p, sh->selftest && kind == P_PRIVATE ? &elsewhere : w);
+		if (n)
+			break;
+		nanosleep(&ms, NULL);
+	}
+	if (n != 1) {
+		h->state = 2;
+		snprintf(h->why, sizeof(h->why), "wake returned %ld (%s) after %d tries, expected 1", n,
+			 n < 0 ? strerrorname_np(errno) : "-", i);
+	}
+	if (kind == P_PROCESS) {
+		waitpid(pid, &status, 0);
+		p.ret = WIFEXITED(status) && WEXITSTATUS(status) == 0 ? 0 : -1;
+		p.err = WIFEXITED(status) ? WEXITSTATUS(status) - 10 : 0;
+	} else {
+		pthread_join(t, NULL);
+	}
+	n2 = pair_wake(&p, w);
+	if (h->state != 2 && p.ret != 0) {
+		h->state = 2;
+		snprintf(h->why, sizeof(h->why), "woken waiter returned %ld (%s): lost wake-up", p.ret,
+			 p.err > 0 ? strerrorname_np(p.err) : "?");
+	} else if (h->state != 2 && n2 != 0) {
+		h->state = 2;
+		snprintf(h->why, sizeof(h->why), "second wake returned %ld, expected 0", n2);
+	} else if (h->state != 2) {
+		h->state = 1;
+	}
+}
+
+static int health_main(void)
+{
+	uint32_t *shw = mmap(NULL, pagesz, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+	static uint32_t privw;
+	int bits = ff_read_int("/proc/sys/kernel/futex_private_max_hash_bits", 4);
+	long r;
+
+	if (shw == MAP_FAILED)
+		return 2;
+	pair(&sh->health[P_PRIVATE], P_PRIVATE, &privw);
+	pair(&sh->health[P_SHARED], P_SHARED, shw);
+	pair(&sh->health[P_FUTEX2], P_FUTEX2, &privw);
+	r = prctl(PR_FUTEX_HASH, PR_FUTEX_HASH_SET_SLOTS, 1UL << (bits < 4 ? bits : 4), 0, 0);
+	if (r && errno == EPERM) {
+		sh->health[P_TABLE].state = 3;
+		snprintf(sh->health[P_TABLE].why, sizeof(sh->health[P_TABLE].why), "policy 0: PR_FUTEX_HASH EPERM");
+	} else if (r) {
+		sh->health[P_TABLE].state = 2;
+		snprintf(sh->health[P_TABLE].why, sizeof(sh->health[P_TABLE].why), "PR_FUTEX_HASH_SET_SLOTS: %s",
+			 strerrorname_np(errno));
+	} else {
+		pair(&sh->health[P_TABLE], P_TABLE, &privw);
+	}
+	pair(&sh->health[P_PROCESS], P_PROCESS, shw);
+	return 0;
+}
+
+/* ---- the parent ------------------------------------------------------- */
+
+struct slot {
+	pid_t pid;
+	int killed;
+	int idx;
+	struct timespec start;
+};
+
+static double since(const struct timespec *t0)
+{
+	struct timespec t;
+
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return (double)(t.tv_sec - t0->tv_sec) + (t.tv_nsec - t0->tv_nsec) / 1e9;
+}
+
+static long worker_failures, killed;
+
+/* The first line of @path, without its newline; "" if unreadable. */
+static void line_of(const char *path, char *buf, size_t len)
+{
+	FILE *f = fopen(path, "r");
+
+	buf[0] = 0;
+	if (f) {
+		if (!fgets(buf, (int)len, f))
+			buf[0] = 0;
+		fclose(f);
+	}
+	buf[strcspn(buf, "\n")] = 0;
+}
+
+/*
+ * Where the tasks of a stuck worker are: for every process of its process
+ * group (its threads, fork and clone children), each task's system call
+ * and arguments, state and wait channel from /proc, its kernel stack if
+ * readable (root), and the call the task recorded before entering it.
+ */
+static void show_stuck(int slot, pid_t pgid)
+{
+	char path[96], buf[512], stat[512];
+	struct dirent *p, *t;
+	DIR *proc, *task;
+	int ntasks = 0, i;
+
+	proc = opendir("/proc");
+	if (!proc)
+		return;
+	while ((p = readdir(proc)) && ntasks < 40) {
+		char *rp;
+		int pg = -1;
+
+		if (p->d_name[0] < '0' || p->d_name[0] > '9')
+			continue;
+		snprintf(path, sizeof(path), "/proc/%.16s/stat", p->d_name);
+		line_of(path, stat, sizeof(stat));
+		rp = strrchr(stat, ')');
+		if (!rp || sscanf(rp + 2, "%*c %*d %d", &pg) != 1 || pg != pgid)
+			continue;
+		snprintf(path, sizeof(path), "/proc/%.16s/task", p->d_name);
+		task = opendir(path);
+		if (!task)
+			continue;
+		while ((t = readdir(task)) && ntasks < 40) {
+			char sys[256], wchan[64], state = '?';
+			long tid = atol(t->d_name);
+
+			if (!tid)
+				continue;
+			ntasks++;
+			snprintf(path, sizeof(path), "/proc/%.16s/task/%.16s/syscall", p->d_name, t->d_name);
+			line_of(path, sys, sizeof(sys));
+			snprintf(path, sizeof(path), "/proc/%.16s/task/%.16s/wchan", p->d_name, t->d_name);
+			line_of(path, wchan, sizeof(wchan));
+			snprintf(path, sizeof(path), "/proc/%.16s/task/%.16s/stat", p->d_name, t->d_name);
+			line_of(path, buf, sizeof(buf));
+			rp = strrchr(buf, ')');
+			if (rp && rp[1])
+				state = rp[2];
+			printf("# sysfuzz:   pid %s task %ld state %c wchan %s syscall %s\n", p->d_name, tid, state,
+			       wchan[0] ? wchan : "-", sys);
+			for (i = 0; i < NFLIGHT; i++) {
+				struct flight *f = &sh->flight[slot][i];
+
+				if (__atomic_load_n(&f->tid, __ATOMIC_ACQUIRE) == tid)
+					printf("# sysfuzz:     issued %s(%#lx, %#lx, %#lx, %#lx, %#lx, %#lx)\n",
+					       kind_names[f->kind], f->a[0], f->a[1], f->a[2], f->a[3], f->a[4],
+					       f->a[5]);
+			}
+			snprintf(path, sizeof(path), "/proc/%.16s/task/%.16s/stack", p->d_name, t->d_name);
+			{
+				FILE *f = fopen(path, "r");
+
+				while (f && fgets(buf, sizeof(buf), f)) {
+					buf[strcspn(buf, "\n")] = 0;
+					printf("# sysfuzz:       %s\n", buf);
+				}
+				if (f)
+					fclose(f);
+			}
+		}
+		closedir(task);
+	}
+	closedir(proc);
+}
+
+static void reap(struct slot *slots, int nslots)
+{
+	int status, i;
+	pid_t pid;
+
+	while ((pid = waitpid(-1, &status, WNOHANG)) > 0) {
+		for (i = 0; i < nslots && slots[i].pid != pid; i++)
+			;
+		if (i == nslots) {
+			/* an orphan (a worker's fork child), reparented to us */
+			if (WIFSIGNALED(status) && WTERMSIG(status) != SIGKILL) {
+				inc(&sh->deaths);
+				printf("# sysfuzz: FAIL: orphan %d died by signal %d (%s)\n", pid, WTERMSIG(status),
+				       strsignal(WTERMSIG(status)));
+			}
+			continue;
+		}
+		slots[i].pid = 0;
+		kill(-pid, SIGKILL);	/* what is left of the worker's process group */
+		if (WIFSIGNALED(status) && WTERMSIG(status) == SIGKILL && slots[i].killed) {
+			killed++;
+		} else if (WIFSIGNALED(status)) {
+			worker_failures++;
+			printf("# sysfuzz: FAIL: worker %d (pid %d) died by signal %d (%s)%s\n", slots[i].idx, pid,
+			       WTERMSIG(status), strsignal(WTERMSIG(status)),
+			       WTERMSIG(status) == SIGKILL ? ", not sent by ff-sysfuzz" : "");
+		} else if (WEXITSTATUS(status)) {
+			worker_failures++;
+			printf("# sysfuzz: FAIL: worker %d (pid %d) exited with status %d\n", slots[i].idx, pid,
+			       WEXITSTATUS(status));
+		}
+	}
+}
+
+static void deadlines(struct slot *slots, int nslots, int deadline)
+{
+	int i;
+
+	for (i = 0; i < nslots; i++) {
+		if (!slots[i].pid || slots[i].killed || since(&slots[i].start) < deadline)
+			continue;
+		printf("# sysfuzz: worker %d (pid %d) still running after %d s: SIGKILL\n", slots[i].idx,
+		       slots[i].pid, deadline);
+		show_stuck(i, slots[i].pid);
+		slots[i].killed = 1;
+		kill(-slots[i].pid, SIGKILL);
+		kill(slots[i].pid, SIGKILL);
+	}
+}
+
+/* Whether any child is left, without reaping it. */
+static int children(void)
+{
+	siginfo_t si;
+
+	return !waitid(P_ALL, 0, &si, WEXITED | WNOHANG | WNOWAIT);
+}
+
+static void result(int ok, const char *name, const char *fmt, ...)
+{
+	static int ntest;
+	va_list ap;
+
+	printf("%s %d %s", ok ? "ok" : "not ok", ++ntest, name);
+	if (fmt) {
+		printf(" # ");
+		va_start(ap, fmt);
+		vprintf(fmt, ap);
+		va_end(ap);
+	}
+	printf("\n");
+}
+
+static int run_health(int deadline)
+{
+	struct timespec t0, ms = { 0, 20000000 };
+	int status;
+	pid_t pid;
+
+	fflush(stdout);
+	pid = fork();
+	if (pid < 0)
+		return -1;
+	if (!pid)
+		_exit(health_main());
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	while (waitpid(pid, &status, WNOHANG) != pid) {
+		if (since(&t0) > deadline) {
+			kill(pid, SIGKILL);
+			waitpid(pid, &status, 0);
+			return -1;
+		}
+		nanosleep(&ms, NULL);
+	}
+	return WIFEXITED(status) && !WEXITSTATUS(status) ? 0 : -1;
+}
+
+static void *map(int prot, int flags)
+{
+	void *p = mmap(NULL, 2 * pagesz, prot, flags | MAP_ANONYMOUS, -1, 0);
+
+	if (p == MAP_FAILED) {
+		perror("ff-sysfuzz: mmap");
+		exit(2);
+	}
+	return p;
+}
+
+int main(int argc, char **argv)
+{
+	int secs = 60, nworkers = 4, slice = 500, deadline = 20, selftest = 0, opt, i, b, health_rc;
+	uint64_t seed = (uint64_t)time(NULL) ^ ((uint64_t)getpid() << 32);
+	struct timespec t0, ms = { 0, 20000000 };
+	long started = 0, syscalls = 0, failures, hfail = 0;
+	double last = 0, elapsed;
+	struct slot *slots;
+	int policy;
+
+	while ((opt = getopt(argc, argv, "t:j:s:n:d:X")) != -1) {
+		switch (opt) {
+		case 't': secs = atoi(optarg); break;
+		case 'j': nworkers = atoi(optarg); break;
+		case 's': seed = strtoull(optarg, NULL, 0); break;
+		case 'n': slice = atoi(optarg); break;
+		case 'd': deadline = atoi(optarg); break;
+		case 'X': selftest = 1; break;
+		default:
+			fprintf(stderr, "usage: ff-sysfuzz [-t SECONDS] [-j CHILDREN] [-s SEED] [-n CALLS] [-d DEADLINE] [-X]\n");
+			return 2;
+		}
+	}
+	if (secs < 1 || nworkers < 1 || nworkers > 64 || slice < 1 || deadline < 1) {
+		fprintf(stderr, "ff-sysfuzz: bad arguments\n");
+		return 2;
+	}
+	setvbuf(stdout, NULL, _IOLBF, 0);
+	policy = ff_read_int("/proc/sys/kernel/futex_private_hash", -1);
+	printf("KTAP version 1\n");
+	if (policy < 0) {
+		printf("1..0 # SKIP kernel without the fastfutex series\n");
+		return 4;
+	}
+	printf("1..%d\n", 3 + NHEALTH);
+
+	pagesz = sysconf(_SC_PAGESIZE);
+	sh = mmap(NULL, sizeof(*sh), PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+	if (sh == MAP_FAILED)
+		return 2;
+	sh->selftest = selftest;
+	pool_sh = map(PROT_READ | PROT_WRITE, MAP_SHARED);
+	pool_pr = map(PROT_READ | PROT_WRITE, MAP_PRIVATE);
+	ro_pr = map(PROT_READ, MAP_PRIVATE);
+	ro_sh = map(PROT_READ | PROT_WRITE, MAP_SHARED);
+	none_pg = map(PROT_NONE, MAP_PRIVATE);
+	if (mprotect(ro_sh, 2 * pagesz, PROT_READ))
+		return 2;
+	/* An address below the static binary (0x400000) that nothing maps. */
+	for (unmapped = 0x200000; unmapped < 0x400000; unmapped += 0x10000)
+		if (msync((void *)unmapped, pagesz, MS_ASYNC) && errno == ENOMEM)
+			break;
+	if (unmapped >= 0x400000) {
+		fprintf(stderr, "ff-sysfuzz: no unmapped page below 0x400000\n");
+		return 2;
+	}
+	if (prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0))
+		perror("ff-sysfuzz: PR_SET_CHILD_SUBREAPER");
+	slots = calloc(nworkers, sizeof(*slots));
+	if (!slots)
+		return 2;
+
+	printf("# sysfuzz: seed=%#llx seconds=%d workers=%d threads=%d calls-per-slice=%d deadline=%ds uid=%d policy=%d default_bits=%d max_bits=%d%s\n",
+	       (unsigned long long)seed, secs, nworkers, NTHREADS, slice, deadline, (int)getuid(), policy,
+	       ff_read_int("/proc/sys/kernel/futex_private_default_hash_bits", -1),
+	       ff_read_int("/proc/sys/kernel/futex_private_max_hash_bits", -1), selftest ? " SELF-TEST" : "");
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	while ((elapsed = since(&t0)) < secs) {
+		reap(slots, nworkers);
+		for (i = 0; i < nworkers; i++) {
+			pid_t pid;
+
+			if (slots[i].pid)
+				continue;
+			fflush(stdout);
+			pid = fork();
+			if (pid < 0) {
+				printf("# sysfuzz: fork: %s\n", strerror(errno));
+				break;
+			}
+			if (!pid) {
+				worker_main(i, seed + 0x1000193ULL * (uint64_t)started, slice, selftest && !started);
+				_exit(0);
+			}
+			setpgid(pid, pid);
+			slots[i] = (struct slot){ .pid = pid, .idx = i };
+			clock_gettime(CLOCK_MONOTONIC, &slots[i].start);
+			started++;
+		}
+		deadlines(slots, nworkers, deadline);
+		if (elapsed - last >= 10) {
+			last = elapsed;
+			for (syscalls = 0, i = 0; i < K_NR; i++)
+				syscalls += sh->k[i].calls;
+			printf("# sysfuzz: t=%.0fs syscalls=%ld workers=%ld killed=%ld failures=%ld\n", elapsed,
+			       syscalls, started, killed, sh->unexpected + sh->deaths + worker_failures);
+		}
+		nanosleep(&ms, NULL);
+	}
+	/* Stop: the threads end their slices; the deadline still applies. */
+	__atomic_store_n(&sh->stop, 1, __ATOMIC_RELAXED);
+	for (;;) {
+		int alive = 0;
+
+		reap(slots, nworkers);
+		deadlines(slots, nworkers, deadline);
+		for (i = 0; i < nworkers; i++)
+			alive += !!slots[i].pid;
+		if (!alive)
+			break;
+		nanosleep(&ms, NULL);
+	}
+	/* Orphans of the last workers (killed with their process groups). */
+	for (i = 0; i < 250 && children(); i++) {
+		reap(slots, nworkers);
+		nanosleep(&ms, NULL);
+	}
+	elapsed = since(&t0);
+
+	health_rc = run_health(60);
+
+	for (syscalls = 0, i = 0; i < K_NR; i++) {
+		struct kstat *s = &sh->k[i];
+		char buf[600];
+		int n;
+
+		syscalls += s->calls;
+		n = snprintf(buf, sizeof(buf), "# sysfuzz: %-22s calls=%ld ok=%ld", kind_names[i], s->calls,
+			     s->calls - s->errs);
+		if (s->pos)
+			n += snprintf(buf + n, sizeof(buf) - n, " (>0: %ld)", s->pos);
+		for (b = 1; b < NERR; b++)
+			if (s->err[b] && n < (int)sizeof(buf))
+				n += snprintf(buf + n, sizeof(buf) - n, " %s=%ld", strerrorname_np(b) ?: "?",
+					      s->err[b]);
+		if (s->err[0] && n < (int)sizeof(buf))
+			snprintf(buf + n, sizeof(buf) - n, " other=%ld", s->err[0]);
+		printf("%s\n", buf);
+	}
+	result(!sh->unexpected, "fuzz_results_within_abi",
+	       sh->unexpected ? "%ld results the ABI does not allow (the first %d are printed above)" : NULL,
+	       sh->unexpected, MAXPRINT);
+	result(!sh->deaths && !worker_failures, "fuzz_no_signal_deaths",
+	       sh->deaths || worker_failures ? "%ld workers, %ld children or orphans (see above)" : NULL,
+	       worker_failures, sh->deaths);
+	result(syscalls > 0, "fuzz_made_progress", "%ld calls", syscalls);
+	for (i = 0; i < NHEALTH; i++) {
+		struct health *h = &sh->health[i];
+
+		if (h->state == 1)
+			result(1, pair_names[i], NULL);
+		else if (h->state == 3)
+			result(1, pair_names[i], "SKIP %s", h->why);
+		else
+			result(0, pair_names[i], "%s", h->state == 2 ? h->why :
+			       health_rc ? "the health check did not complete" : "not run");
+		hfail += h->state == 0 || h->state == 2;
+	}
+	failures = sh->unexpected + sh->deaths + worker_failures + hfail + (syscalls ? 0 : 1);
+	printf("# sysfuzz-summary: seconds=%.0f syscalls=%ld workers=%ld killed=%ld failures=%ld\n", elapsed,
+	       syscalls, started, killed, failures);
+	return failures ? 1 : 0;
+}
