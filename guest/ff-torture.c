@@ -16,7 +16,8 @@
  *   resize    the round's mode: auto (no explicit resize), prctl
  *             (PR_FUTEX_HASH_SET_SLOTS of random sizes, FUTEX_PREALLOC_HASH),
  *             prealloc (FUTEX_PREALLOC_HASH only), global (random sizes,
- *             then SET_SLOTS 0 half way through)
+ *             then SET_SLOTS 0 half way through); two resizer threads
+ *             race each other (-R)
  *   fork      children that exit at once, exec this program
  *             (--exec-child) or run a futex ping-pong of their own; each
  *             checks that it starts without a private table
@@ -37,6 +38,7 @@
  *   -r  rounds (default 8), modes cycle through -m (default
  *       auto,prctl,prealloc,global)
  *   -w  watchdog: seconds without progress that fail a worker (60)
+ *   -R  resizer threads a round (default 2; 1 checks every size exactly)
  *   -X  harness self-test: lose wake-ups on purpose (the follower of the
  *       first ping-pong pair skips its FUTEX_WAKE); the run must fail
  */
@@ -94,6 +96,8 @@ static long round_target;
 static atomic_long round_ops;
 static atomic_int stop;
 static int watchdog_s = 60;
+static int nresizers = 2;
+static atomic_int global_chosen;	/* resizer 0 moves to the global table */
 static int drop_wake;
 static struct pp *drop_pair;
 static const char *argv0;
@@ -558,12 +562,35 @@ static long get_slots(void)
 	return xprctl(PR_FUTEX_HASH_GET_SLOTS, 0, 0);
 }
 
+/*
+ * What GET_SLOTS may say after this resizer set @want slots: exactly that
+ * when it is alone; with others racing it, any size one of them may have
+ * set (a power of two up to the maximum), or 0 once resizer 0 chose the
+ * global table.
+ */
+static void check_slots(const char *what, unsigned int want, long g)
+{
+	if (nresizers == 1 && g != want)
+		die("resize: %s(%u), GET_SLOTS says %ld", what, want, g);
+	if (g == 0 && atomic_load(&global_chosen))
+		return;
+	if (g < 2 || g > (1L << max_bits) || (g & (g - 1)))
+		die("resize: %s(%u), GET_SLOTS says %ld: no size any resizer set", what, want, g);
+}
+
+/* Another resizer moved the process to the global table meanwhile. */
+static int lost_to_global(long r)
+{
+	return r < 0 && errno == EBUSY && atomic_load(&global_chosen);
+}
+
 static void *resizer(void *arg)
 {
-	enum mode m = (enum mode)(long)arg;
-	struct worker *w = worker_new("resize");
-	unsigned int seed = 12345 + m, want;
-	long r, g;
+	int id = (long)arg >> 8;
+	enum mode m = (enum mode)((long)arg & 0xff);
+	struct worker *w = worker_new(id ? "resize2" : "resize");
+	unsigned int seed = 12345 + m + 1000 * id, want;
+	long r;
 	int global = 0;
 
 	while (!done()) {
@@ -572,9 +599,10 @@ static void *resizer(void *arg)
 			step(w, "idle");
 			continue;
 		}
-		if (m == M_GLOBAL && !global &&
+		if (m == M_GLOBAL && !global && id == 0 &&
 		    atomic_load(&round_ops) > round_target / 2) {
 			w->op = "PR_FUTEX_HASH_SET_SLOTS(0)";
+			atomic_store(&global_chosen, 1);
 			r = xprctl(PR_FUTEX_HASH_SET_SLOTS, 0, 0);
 			if (policy == 0 && r && errno == EPERM)
 				continue;
@@ -593,7 +621,7 @@ static void *resizer(void *arg)
 			step(w, "idle");
 			continue;
 		}
-		if (global) {
+		if (global || (id && atomic_load(&global_chosen) && get_slots() == 0)) {
 			step(w, "idle");
 			continue;
 		}
@@ -601,7 +629,7 @@ static void *resizer(void *arg)
 		if (m == M_PREALLOC || (rnd(&seed) & 3) == 0) {
 			w->op = "FUTEX_PREALLOC_HASH";
 			r = futex(NULL, PRIV(FUTEX_PREALLOC_HASH), want, NULL, NULL, 0);
-			if (policy == 0 && r < 0 && errno == EPERM) {
+			if ((policy == 0 && r < 0 && errno == EPERM) || lost_to_global(r)) {
 				step(w, "idle");
 				continue;
 			}
@@ -609,21 +637,17 @@ static void *resizer(void *arg)
 				die("resize: FUTEX_PREALLOC_HASH(%u): %s", want, strerror(errno));
 			if (r < (long)want && r < (1L << max_bits))
 				die("resize: FUTEX_PREALLOC_HASH(%u) returned %ld slots", want, r);
-			g = get_slots();
-			if (g != r)
-				die("resize: FUTEX_PREALLOC_HASH returned %ld, GET_SLOTS says %ld", r, g);
+			check_slots("FUTEX_PREALLOC_HASH", r, get_slots());
 		} else {
 			w->op = "PR_FUTEX_HASH_SET_SLOTS";
 			r = xprctl(PR_FUTEX_HASH_SET_SLOTS, want, 0);
-			if (policy == 0 && r < 0 && errno == EPERM) {
+			if ((policy == 0 && r < 0 && errno == EPERM) || lost_to_global(r)) {
 				step(w, "idle");
 				continue;
 			}
 			if (r)
 				die("resize: SET_SLOTS(%u): %s", want, strerror(errno));
-			g = get_slots();
-			if (g != want)
-				die("resize: SET_SLOTS(%u), GET_SLOTS says %ld", want, g);
+			check_slots("SET_SLOTS", want, get_slots());
 		}
 		atomic_fetch_add(&st->resizes, 1);
 		step(w, "idle");
@@ -843,7 +867,8 @@ static int run_round(enum mode m, long target)
 	for (i = 0; i < NPI; i++)
 		pthread_create(&t[nt++], NULL, pi_worker, (void *)(long)i);
 	pthread_create(&t[nt++], NULL, c_driver, NULL);
-	pthread_create(&t[nt++], NULL, resizer, (void *)(long)m);
+	for (i = 0; i < nresizers; i++)
+		pthread_create(&t[nt++], NULL, resizer, (void *)(long)(m | i << 8));
 	pthread_create(&t[nt++], NULL, forker, NULL);
 
 	for (i = 0; i < nt; i++)
@@ -881,15 +906,16 @@ int main(int argc, char **argv)
 		check_no_table("exec'd child");
 		return child_pingpong(50);
 	}
-	while ((c = getopt(argc, argv, "n:r:w:m:X")) != -1) {
+	while ((c = getopt(argc, argv, "n:r:w:m:R:X")) != -1) {
 		switch (c) {
 		case 'X': drop_wake = 1; break;
 		case 'n': ops = atol(optarg); break;
 		case 'r': rounds = atoi(optarg); break;
 		case 'w': watchdog_s = atoi(optarg); break;
 		case 'm': free(mlist); mlist = strdup(optarg); break;
+		case 'R': nresizers = atoi(optarg); break;
 		default:
-			fprintf(stderr, "usage: ff-torture [-n OPS] [-r ROUNDS] [-w WATCHDOG_S] [-m auto,prctl,prealloc,global]\n");
+			fprintf(stderr, "usage: ff-torture [-n OPS] [-r ROUNDS] [-w WATCHDOG_S] [-m auto,prctl,prealloc,global] [-R RESIZERS]\n");
 			return 2;
 		}
 	}
@@ -909,7 +935,7 @@ int main(int argc, char **argv)
 		printf("KTAP version 1\n1..0 # SKIP kernel without the fastfutex series\n");
 		return 4;
 	}
-	if (rounds < 1 || ops < rounds || !nmodes)
+	if (rounds < 1 || ops < rounds || !nmodes || nresizers < 1 || nresizers > 4)
 		return 2;
 	st = mmap(NULL, sizeof(*st), PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
 	if (st == MAP_FAILED)
