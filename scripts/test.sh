@@ -73,6 +73,7 @@ if [ "$selftest" = 1 ]; then
 	run harness-hang harness-fail-hang 300 fail 'TIMEOUT after 5s|not ok: harness-fail-hang/hangs'
 	run harness-warn harness-fail-warn 300 fail 'kernel WARNING'
 	run harness-lostwake harness-fail-lostwake 300 fail 'not ok: harness-fail-lostwake/lost_wakeup'
+	run harness-fuzz harness-fail-fuzz 300 fail 'not ok: harness-fail-fuzz/sysfuzz_checks'
 fi
 
 echo
