@@ -1,9 +1,9 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * The futex ABI the guest programs use, for uapi headers older than the
- * series (FUTEX_PREALLOC_HASH, PR_FUTEX_HASH) or than Linux 5.16/6.7
- * (futex_waitv, futex2 flags).  Include after <linux/futex.h> and
- * <sys/syscall.h>.
+ * series (FUTEX_PREALLOC_HASH, PR_FUTEX_HASH) or than Linux 5.14-6.7
+ * (FUTEX_LOCK_PI2, futex_waitv, futex_wake/futex_wait/futex_requeue,
+ * futex2 flags).  Include after <linux/futex.h> and <sys/syscall.h>.
  */
 #ifndef FF_ABI_H
 #define FF_ABI_H
@@ -18,6 +18,17 @@
 #endif
 #ifndef SYS_futex_waitv
 #define SYS_futex_waitv		449
+#endif
+#ifndef __NR_futex_wake
+#define __NR_futex_wake		454
+#define __NR_futex_wait		455
+#define __NR_futex_requeue	456
+#endif
+#ifndef FUTEX_LOCK_PI2
+#define FUTEX_LOCK_PI2		13
+#endif
+#ifndef FUTEX2_SIZE_MASK
+#define FUTEX2_SIZE_MASK	0x03
 #endif
 #ifndef FUTEX2_SIZE_U32
 #define FUTEX2_SIZE_U32		0x02

@@ -85,17 +85,6 @@
 #ifndef __x86_64__
 #error "ff-sysfuzz issues raw x86_64 system calls"
 #endif
-#ifndef __NR_futex_wake
-#define __NR_futex_wake		454
-#define __NR_futex_wait		455
-#define __NR_futex_requeue	456
-#endif
-#ifndef FUTEX_LOCK_PI2
-#define FUTEX_LOCK_PI2		13
-#endif
-#ifndef FUTEX2_SIZE_MASK
-#define FUTEX2_SIZE_MASK	0x03
-#endif
 
 #define NTHREADS	3	/* threads of a worker, the main one included */
 #define MAXEXTRA	6	/* short-lived threads a worker runs at once */
