@@ -7,6 +7,12 @@
 #
 # usage: boot.sh <bzImage> <initrd> <suites|shell> <log> [timeout-s] [extra cmdline]
 # Environment: FF_CPUS (4), FF_MEM_MB (2048), FF_NODES (2); one socket a node.
+# FF_ICOUNT=1 adds -icount shift=0,sleep=off: guest time advances exactly
+# 1 ns per executed instruction (of all vCPUs; TCG then runs the vCPUs
+# round-robin in one host thread), so guest clock readings are instruction
+# counts; when every vCPU idles, time jumps to the next timer instead of
+# following the host's clock (sleep=off), which keeps timer lateness
+# deterministic too.
 set -euo pipefail
 
 kernel=${1:?usage: boot.sh <bzImage> <initrd> <suites|shell> <log> [timeout] [cmdline]}
@@ -18,6 +24,8 @@ extra=${6:-}
 cpus=${FF_CPUS:-4}
 mem=${FF_MEM_MB:-2048}
 nodes=${FF_NODES:-2}
+icount=()
+[ "${FF_ICOUNT:-0}" = 1 ] && icount=(-icount 'shift=0,sleep=off')
 
 for f in "$kernel" "$initrd"; do
 	[ -f "$f" ] || { echo "boot: error: $f not found" >&2; exit 1; }
@@ -35,7 +43,7 @@ if [ "$nodes" -gt 1 ]; then
 fi
 
 cmdline="console=ttyS0,115200 panic=-1 oops=panic softlockup_panic=0 loglevel=7 ff.suite=$suites $extra"
-qemu=(qemu-system-x86_64 -accel tcg -cpu max -smp "$cpus,sockets=$nodes,cores=$((cpus / nodes)),threads=1" -m "${mem}M" "${numa[@]}"
+qemu=(qemu-system-x86_64 -accel tcg -cpu max -smp "$cpus,sockets=$nodes,cores=$((cpus / nodes)),threads=1" -m "${mem}M" "${numa[@]}" "${icount[@]}"
       -kernel "$kernel" -initrd "$initrd" -append "$cmdline"
       -nographic -no-reboot -nodefaults -serial stdio -monitor none)
 
@@ -43,7 +51,7 @@ if [ "$suites" = shell ]; then
 	exec "${qemu[@]}"
 fi
 
-echo "boot: $(basename "$kernel") suites=$suites, limit ${limit}s, log $log"
+echo "boot: $(basename "$kernel") suites=$suites${icount[*]:+ (${icount[*]})}, limit ${limit}s, log $log"
 rc=0
 # Stream the console into the log; show suite headers and top-level results
 # (and kernel splats) as progress.

@@ -1,0 +1,421 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * ff-icount: instructions per futex system call, for a guest booted with
+ * QEMU -icount shift=0 (scripts/boot.sh with FF_ICOUNT=1).  There the guest
+ * clock advances exactly one nanosecond per executed instruction, so a
+ * single-threaded loop timed with clock_gettime(CLOCK_MONOTONIC) reads the
+ * number of instructions per call (all vCPUs' instructions count, so the
+ * other vCPUs must be idle: nothing else runs during a loop).  Without
+ * icount the figures are wall-clock nanoseconds of the guest and mean little.
+ *
+ * For each operation: the fastest of LOOPS loops of CALLS calls, printed as
+ *
+ *   BENCH icount <kernel>/<mode> <op> insn_per_call <value>
+ *
+ * plus, per mode, "BENCH icount-slots <kernel>/<mode> - slots <n>": the
+ * private table the measuring process had (0 = global table; -1 = kernel
+ * without /proc/self/futex_hash).
+ *
+ * Every operation returns at once without sleeping or waking anybody:
+ *   getpid			the system call floor
+ *   wake_{private,shared}	FUTEX_WAKE, nobody waiting
+ *   wait_{private,shared}	FUTEX_WAIT, value mismatch (EAGAIN)
+ *   trylock_pi_{private,shared}	FUTEX_TRYLOCK_PI on a word owned by a live
+ *				task: the word holds the TID of a helper
+ *				thread of the measuring process, sleeping in
+ *				pause() (a thread of the same process: newer
+ *				kernels refuse a private PI owner in another
+ *				mm with EPERM).  The kernel attaches a
+ *				pi_state to the owner, queues, sees trylock
+ *				and returns EWOULDBLOCK (EAGAIN): no sleep, no
+ *				EDEADLK (the caller is not the owner).  After
+ *				the first call the word also has FUTEX_WAITERS
+ *				set, which changes nothing.
+ *   cmp_requeue_{private,shared}	FUTEX_CMP_REQUEUE(1, 1), no waiters (two
+ *				lookups, both buckets locked)
+ *   wake_op_{private,shared}	FUTEX_WAKE_OP, SET 0 on a word that is 0,
+ *				condition true, nobody waiting on either word
+ *   waitv_{private,shared}	futex_waitv (449), one futex, value mismatch
+ *   futex2_wake_{private,shared}	futex_wake (454), nobody waiting
+ *   futex2_wait_{private,shared}	futex_wait (455), value mismatch
+ * Shared words live in a MAP_SHARED anonymous mapping (shmem keys).
+ *
+ * Modes (each measured in a freshly forked process, which first creates
+ * the helper thread, so it always has two threads; the helper never runs
+ * again):
+ *   global	a kernel without kernel.futex_private_hash (vanilla): as is
+ *   0		policy 0 (off)
+ *   1		policy 1 (first conflict); the process never conflicts, so it
+ *		stays on the global table
+ *   2		policy 2 (first private op): one private FUTEX_WAKE first, which
+ *		gives the process its private table
+ *   3		policy 3 (second thread): the helper thread is the second
+ *		thread that gives the process its table
+ *   prealloc	policy 1 + FUTEX_PREALLOC_HASH(16) first
+ *   prctl	policy 1 + prctl(PR_FUTEX_HASH, PR_FUTEX_HASH_SET_SLOTS, 16) first
+ * On a kernel without the policy sysctl only "global" is measured.
+ *
+ * usage: ff-icount [-k KERNEL] [-m MODES] [-o OPS] [-l LOOPS] [-n CALLS]
+ *   KERNEL	label (default: ff.label= of the kernel command line)
+ *   MODES	comma list (default 0,1,2,3,prealloc,prctl)
+ *   OPS	comma list of operation names (default: all)
+ *   LOOPS	loops per operation, the fastest counts (default 5)
+ *   CALLS	calls per loop (default 20000)
+ * Exit status: 0, or 1 after an FFB-ERROR line (an operation returned
+ * something unexpected, a mode could not be set up).
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <limits.h>
+#include <linux/futex.h>
+#include <pthread.h>
+#include <sched.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/prctl.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "ff-abi.h"
+#include "ff-util.h"
+
+#define SYSCTL_POLICY	"/proc/sys/kernel/futex_private_hash"
+#define MATCH_ANY	0xffffffffUL
+
+static const char *kernel_label = "kernel";
+static int loops = 5, calls = 20000;
+
+static void out(const char *fmt, ...)
+{
+	char buf[512];
+	va_list ap;
+	int n;
+
+	va_start(ap, fmt);
+	n = vsnprintf(buf, sizeof(buf) - 1, fmt, ap);
+	va_end(ap);
+	if (n < 0)
+		return;
+	if (n > (int)sizeof(buf) - 2)
+		n = sizeof(buf) - 2;
+	buf[n++] = '\n';
+	if (write(STDOUT_FILENO, buf, n) < 0)
+		_exit(3);
+}
+
+#define error(fmt, ...) out("FFB-ERROR ff-icount: " fmt, ##__VA_ARGS__)
+
+static inline uint64_t now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ull + ts.tv_nsec;
+}
+
+/* The futex words: private ones in .bss, shared ones in a shmem page. */
+static uint32_t pw[64] __attribute__((aligned(64)));
+static uint32_t *sw;
+static volatile pid_t owner_tid;
+
+enum { W_A = 0, W_B = 16, W_PI = 32 };	/* one cache line each */
+
+static uint32_t *word(int shared, int which)
+{
+	return shared ? &sw[which] : &pw[which];
+}
+
+static long fx(uint32_t *u, int op, uint32_t val, unsigned long val2,
+	       uint32_t *u2, uint32_t val3)
+{
+	return syscall(SYS_futex, u, op, val, val2, u2, val3);
+}
+
+/* One call of operation @id; returns the syscall's result (-errno). */
+static long do_op(int id, int shared)
+{
+	int pf = shared ? 0 : FUTEX_PRIVATE_FLAG;
+	unsigned int f2 = FUTEX2_SIZE_U32 | (shared ? 0 : FUTEX2_PRIVATE);
+	uint32_t *a = word(shared, W_A), *b = word(shared, W_B);
+	struct futex_waitv v;
+	long r;
+
+	switch (id) {
+	case 0:
+		r = syscall(SYS_getpid);
+		break;
+	case 1:
+		r = fx(a, FUTEX_WAKE | pf, 1, 0, NULL, 0);
+		break;
+	case 2:
+		r = fx(a, FUTEX_WAIT | pf, 1, 0, NULL, 0);
+		break;
+	case 3:
+		r = fx(word(shared, W_PI), FUTEX_TRYLOCK_PI | pf, 0, 0, NULL, 0);
+		break;
+	case 4:
+		r = fx(a, FUTEX_CMP_REQUEUE | pf, 1, 1, b, 0);
+		break;
+	case 5:
+		r = fx(a, FUTEX_WAKE_OP | pf, 1, 1, b,
+		       FUTEX_OP(FUTEX_OP_SET, 0, FUTEX_OP_CMP_EQ, 0));
+		break;
+	case 6:
+		memset(&v, 0, sizeof(v));
+		v.val = 1;
+		v.uaddr = (uintptr_t)a;
+		v.flags = f2;
+		r = syscall(SYS_futex_waitv, &v, 1, 0, NULL, CLOCK_MONOTONIC);
+		break;
+	case 7:
+		r = syscall(__NR_futex_wake, a, MATCH_ANY, 1, f2);
+		break;
+	case 8:
+		r = syscall(__NR_futex_wait, a, 1UL, MATCH_ANY, f2, NULL, 0);
+		break;
+	default:
+		return -EINVAL;
+	}
+	return r < 0 ? -errno : r;
+}
+
+static const struct op {
+	const char *name;
+	int id, shared;
+	long expect;	/* return value, or -errno */
+} ops[] = {
+	{ "getpid", 0, 0, 1 },	/* any positive PID */
+	{ "wake_private", 1, 0, 0 },
+	{ "wake_shared", 1, 1, 0 },
+	{ "wait_private", 2, 0, -EAGAIN },
+	{ "wait_shared", 2, 1, -EAGAIN },
+	{ "trylock_pi_private", 3, 0, -EAGAIN },
+	{ "trylock_pi_shared", 3, 1, -EAGAIN },
+	{ "cmp_requeue_private", 4, 0, 0 },
+	{ "cmp_requeue_shared", 4, 1, 0 },
+	{ "wake_op_private", 5, 0, 0 },
+	{ "wake_op_shared", 5, 1, 0 },
+	{ "waitv_private", 6, 0, -EAGAIN },
+	{ "waitv_shared", 6, 1, -EAGAIN },
+	{ "futex2_wake_private", 7, 0, 0 },
+	{ "futex2_wake_shared", 7, 1, 0 },
+	{ "futex2_wait_private", 8, 0, -EAGAIN },
+	{ "futex2_wait_shared", 8, 1, -EAGAIN },
+};
+#define NOPS (int)(sizeof(ops) / sizeof(ops[0]))
+
+static int wanted(const char *list, const char *name)
+{
+	size_t n = strlen(name);
+	const char *p = list;
+
+	if (!list)
+		return 1;
+	while ((p = strstr(p, name))) {
+		if ((p == list || p[-1] == ',') && (p[n] == ',' || !p[n]))
+			return 1;
+		p += n;
+	}
+	return 0;
+}
+
+/* Time one operation; print its line.  Returns 0 or -1. */
+static int measure(const char *km, const struct op *o)
+{
+	uint64_t best = UINT64_MAX;
+	long r = do_op(o->id, o->shared);
+	int l, i;
+
+	if (o->id == 0 ? r <= 0 : r != o->expect) {
+		error("%s %s: returned %ld (%s), expected %ld", km, o->name, r,
+		      r < 0 ? strerror(-r) : "ok", o->expect);
+		return -1;
+	}
+	for (l = 0; l < loops; l++) {
+		uint64_t t0 = now_ns(), t;
+
+		for (i = 0; i < calls; i++)
+			do_op(o->id, o->shared);
+		t = now_ns() - t0;
+		if (t < best)
+			best = t;
+	}
+	out("BENCH icount %s %s insn_per_call %.1f", km, o->name, (double)best / calls);
+	return 0;
+}
+
+static void *sleeper(void *p)
+{
+	(void)p;
+	owner_tid = gettid();
+	for (;;)
+		pause();
+	return NULL;
+}
+
+static long table_slots(void)
+{
+	char line[128];
+	long v = -1;
+	FILE *f = fopen("/proc/self/futex_hash", "r");
+
+	if (!f)
+		return -1;
+	while (fgets(line, sizeof(line), f))
+		if (sscanf(line, "slots: %ld", &v) == 1)
+			break;
+	fclose(f);
+	return v;
+}
+
+/* The measuring process: set the mode up, then every wanted operation. */
+static int run_mode(const char *mode, const char *km, const char *oplist)
+{
+	long s = 0, slots;
+	pthread_t th;
+	int i, ret = 0;
+
+	errno = pthread_create(&th, NULL, sleeper, NULL);
+	if (errno) {
+		error("%s: pthread_create: %s", km, strerror(errno));
+		return 1;
+	}
+	while (!owner_tid)
+		sched_yield();
+	pw[W_PI] = sw[W_PI] = (uint32_t)owner_tid;
+	if (!strcmp(mode, "2") || !strcmp(mode, "3")) {
+		/* Policy 2: the switch; policy 3: made by clone(), settle. */
+		s = fx(&pw[W_A], FUTEX_WAKE_PRIVATE, 1, 0, NULL, 0);
+	} else if (!strcmp(mode, "prealloc")) {
+		s = fx(NULL, FUTEX_PREALLOC_HASH | FUTEX_PRIVATE_FLAG, 16, 0, NULL, 0);
+	} else if (!strcmp(mode, "prctl")) {
+		s = prctl(PR_FUTEX_HASH, PR_FUTEX_HASH_SET_SLOTS, 16, 0, 0);
+	}
+	if (s < 0) {
+		error("%s: setting up mode %s: %s", km, mode, strerror(errno));
+		return 1;
+	}
+	for (i = 0; i < NOPS; i++)
+		if (wanted(oplist, ops[i].name) && measure(km, &ops[i]))
+			ret = 1;
+	slots = table_slots();
+	out("BENCH icount-slots %s - slots %ld", km, slots);
+	if (slots >= 0) {
+		int want_table = !strcmp(mode, "2") || !strcmp(mode, "3") ||
+				 !strcmp(mode, "prealloc") || !strcmp(mode, "prctl");
+
+		if (want_table != (slots > 0)) {
+			error("%s: private table has %ld slots after the run, expected %s",
+			      km, slots, want_table ? "a table" : "the global table");
+			ret = 1;
+		}
+	}
+	return ret;
+}
+
+static void label_from_cmdline(void)
+{
+	static char buf[4096];
+	FILE *f = fopen("/proc/cmdline", "r");
+	char *p;
+
+	if (!f)
+		return;
+	if (fgets(buf, sizeof(buf), f)) {
+		p = strstr(buf, "ff.label=");
+		if (p) {
+			p += strlen("ff.label=");
+			p[strcspn(p, " \n")] = 0;
+			kernel_label = p;
+		}
+	}
+	fclose(f);
+}
+
+static int wait_ok(pid_t pid)
+{
+	int st;
+
+	if (waitpid(pid, &st, 0) != pid)
+		return -1;
+	return WIFEXITED(st) && WEXITSTATUS(st) == 0 ? 0 : -1;
+}
+
+int main(int argc, char **argv)
+{
+	const char *modes = "0,1,2,3,prealloc,prctl", *oplist = NULL;
+	int have_policy = access(SYSCTL_POLICY, F_OK) == 0;
+	int old_policy = ff_read_int(SYSCTL_POLICY, 1), opt, ret = 0;
+	char buf[128], km[96], *tok, *save;
+
+	setvbuf(stdout, NULL, _IONBF, 0);
+	label_from_cmdline();
+	while ((opt = getopt(argc, argv, "k:m:o:l:n:")) != -1) {
+		switch (opt) {
+		case 'k': kernel_label = optarg; break;
+		case 'm': modes = optarg; break;
+		case 'o': oplist = optarg; break;
+		case 'l': loops = atoi(optarg); break;
+		case 'n': calls = atoi(optarg); break;
+		default:
+			fprintf(stderr, "usage: ff-icount [-k KERNEL] [-m MODES] [-o OPS] [-l LOOPS] [-n CALLS]\n");
+			return 2;
+		}
+	}
+	if (loops < 1 || calls < 1)
+		return 2;
+	if (!have_policy)
+		modes = "global";
+
+	sw = mmap(NULL, 4096, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+	if (sw == MAP_FAILED) {
+		error("mmap: %s", strerror(errno));
+		return 1;
+	}
+	snprintf(buf, sizeof(buf), "%s", modes);
+	for (tok = strtok_r(buf, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
+		int policy = !strcmp(tok, "0") ? 0 : !strcmp(tok, "2") ? 2 :
+			     !strcmp(tok, "3") ? 3 : 1;
+		pid_t pid;
+
+		if (strcmp(tok, "global") && strcmp(tok, "0") && strcmp(tok, "1") &&
+		    strcmp(tok, "2") && strcmp(tok, "3") && strcmp(tok, "prealloc") &&
+		    strcmp(tok, "prctl")) {
+			error("unknown mode %s", tok);
+			ret = 1;
+			continue;
+		}
+		if (have_policy) {
+			char v[16];
+
+			snprintf(v, sizeof(v), "%d\n", policy);
+			if (ff_write_file(SYSCTL_POLICY, v)) {
+				error("cannot set the policy to %d", policy);
+				ret = 1;
+				continue;
+			}
+		}
+		snprintf(km, sizeof(km), "%s/%s%s", kernel_label,
+			 tok[0] >= '0' && tok[0] <= '3' ? "m" : "", tok);
+		pid = fork();
+		if (pid == 0)
+			_exit(run_mode(tok, km, oplist));
+		if (pid < 0 || wait_ok(pid)) {
+			error("%s: measuring process failed", km);
+			ret = 1;
+		}
+		out("FFB-PROGRESS icount %s done", km);
+	}
+	if (have_policy) {
+		snprintf(buf, sizeof(buf), "%d\n", old_policy);
+		ff_write_file(SYSCTL_POLICY, buf);
+	}
+	return ret;
+}
