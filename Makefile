@@ -4,6 +4,8 @@
 TREE    ?= build/linux
 SUITES  ?= futex-selftests,fastfutex,reliability
 QUICK   ?= 0
+# make bench PARTS=icount,rtlat: only some parts (wall,2014,icount,rtlat)
+PARTS   ?=
 
 .PHONY: help deps tree export test test-rt run check bench clean
 
@@ -15,7 +17,7 @@ help:
 	@echo "make test-rt  the same on PREEMPT_RT"
 	@echo "make run      boot the patched kernel to an interactive shell"
 	@echo "make check    checkpatch --strict on the series, shellcheck on scripts"
-	@echo "make bench    vanilla vs fastfutex benchmark (QUICK=1: CI subset)"
+	@echo "make bench    vanilla vs fastfutex benchmark (QUICK=1: CI subset; PARTS=wall,2014,icount,rtlat)"
 
 deps:
 	scripts/deps.sh
@@ -43,7 +45,7 @@ check: deps $(TREE)/Makefile
 	scripts/check.sh $(TREE)
 
 bench: tree
-	scripts/bench.sh $(TREE) $(QUICK)
+	scripts/bench.sh $(TREE) $(QUICK) $(PARTS)
 
 clean:
 	rm -rf build/out build/guest results

@@ -3,19 +3,24 @@
 # <outdir>/summary.md) and gnuplot PNG plots.  Every number is a ratio of
 # two results of the same run; absent results print as n/a.
 #
-# usage: bench-report.sh <raw.csv> <outdir> [quick]
+# Figures from boots under QEMU -icount shift=0 are instruction counts
+# ("TCG icount"); all others are guest wall-clock time ("TCG wall clock").
+#
+# usage: bench-report.sh <raw.csv> <outdir> [quick] [parts]
 set -euo pipefail
 
-raw=${1:?usage: bench-report.sh <raw.csv> <outdir> [quick]}
+raw=${1:?usage: bench-report.sh <raw.csv> <outdir> [quick] [parts]}
 outdir=${2:?missing output dir}
 quick=${3:-0}
+parts=${4:-wall,2014,icount,rtlat}
 [ -f "$raw" ] || { echo "bench-report: error: $raw not found" >&2; exit 1; }
 mkdir -p "$outdir"
 
-python3 - "$raw" "$outdir" "$quick" <<'PY'
+python3 - "$raw" "$outdir" "$quick" "$parts" <<'PY'
 import csv, os, statistics, sys
 
 raw, outdir, quick = sys.argv[1], sys.argv[2], sys.argv[3] == "1"
+parts = sys.argv[4].split(",")
 rows = list(csv.DictReader(open(raw)))
 data = {}  # (workload, km, param, metric) -> [values]
 for r in rows:
@@ -26,7 +31,13 @@ for r in rows:
     km = r["kernel"] + ("/" + r["mode"] if r["mode"] not in ("", "-") else "")
     if r["boot"].endswith("-8cpu") or "-8cpu-" in r["boot"]:
         km = r["boot"] + "/" + r["mode"]
-    data.setdefault((r["workload"], km, r["param"], r["metric"]), []).append(v)
+    wl = r["workload"]
+    # ff-bench's workloads booted under -icount: instruction counts.
+    if "-icount" in r["boot"] and not wl.startswith("icount"):
+        wl = "ic:" + wl
+    if "-rtlat" in r["boot"] and wl == "hashsize":
+        km = r["boot"]
+    data.setdefault((wl, km, r["param"], r["metric"]), []).append(v)
 
 def get(wl, km, param, metric):
     v = data.get((wl, km, str(param), metric))
@@ -75,81 +86,85 @@ def ratio_table(title, wl, metric, note=""):
 p("# fastfutex bench%s" % (" (QUICK subset)" if quick else ""))
 p()
 p("QEMU TCG guests, 4 vCPUs, 2 NUMA nodes, same non-debug config for both kernels. "
-  "Every figure is a ratio of two results of the same run (absolute TCG timings are noise); "
+  "Two kinds of figures: **TCG wall clock** (guest time of an emulated CPU on a shared 2-core host: "
+  "only ratios of two results of the same run mean anything, and they move by up to 10%, more under "
+  "contention) and **TCG icount** (guests booted with QEMU `-icount shift=0`, where guest time advances "
+  "exactly 1 ns per executed instruction: the figures are instruction counts, repeatable to about 1%). "
   "quiet = the same measurement with 0 neighbour waiters. n/a = not measured (kernel or feature absent).")
 p()
-v65 = get("victim-wake", "vanilla/global", 65536, "p50_ns")
-v0 = get("victim-wake", "vanilla/global", 0, "p50_ns")
-m65 = get("victim-wake", "patched/m1", 65536, "p50_ns")
-m0 = get("victim-wake", "patched/m1", 0, "p50_ns")
-p("**Goal** (victim FUTEX_WAKE p50 at 65536 neighbour waiters, default policy, <= 1.10x quiet): "
-  "patched %s, vanilla %s." % (fmt(m65 / m0 if m65 and m0 else None), fmt(v65 / v0 if v65 and v0 else None)))
-p()
-p("## 1. Noisy neighbour: victim cost relative to quiet")
-p()
-note = ("Single-threaded victim process, FUTEX_WAKE of private futexes nobody waits on (64 addresses in turn), "
-        "while an unrelated process keeps N waiters queued in futex_waitv (128 private futexes a thread, "
-        "all N verified queued before and after the measurement).")
-for metric, label in (("p50_ns", "p50"), ("p99_ns", "p99"), ("p99.9_ns", "p99.9"), ("max_ns", "max")):
-    ratio_table("Victim FUTEX_WAKE, %s" % label, "victim-wake", metric, note if metric == "p50_ns" else "")
-for metric, label in (("p50_ns", "p50"), ("p99_ns", "p99"), ("p99.9_ns", "p99.9")):
-    ratio_table("Victim wait/wake round trip between two threads, %s" % label, "victim-rtt", metric)
-
-p("## 2. The neighbour's own FUTEX_WAKE (unqueued futexes) relative to quiet")
-p()
-for metric, label in (("p50_ns", "p50"), ("p99_ns", "p99")):
-    ratio_table("Neighbour FUTEX_WAKE, %s" % label, "neigh-wake", metric)
-p("Private table slots of the neighbour after queueing (0 = global table):")
-p()
-p("| kernel / policy | " + " | ".join("%d" % n for n in levels) + " |")
-p("|---|" + "---:|" * len(levels))
-for km, name in kms:
-    p("| %s | %s |" % (name, " | ".join(fmt(get("neigh-hash", km, n, "slots"), "n") for n in levels)))
-p()
-
-p("## 3. perf bench futex: patched / vanilla")
-p()
-p("Median of the repeats; spread = (max - min) / median over the repeats. ops/s: higher is better; ms: lower is better. "
-  "Patched kernel with the policy off (m0: the lookup code only) and with the default policy (m1). speed = patched speed / vanilla speed (ops/s ratio, or the inverse ratio of "
-  "ms): >= 1.00 means the patched kernel is not slower; compare the distance from 1.00 with the spreads.")
-p()
-p("| benchmark | metric | vanilla | spread | patched m0 | spread | speed m0/vanilla | patched m1 | spread | speed m1/vanilla |")
-p("|---|---|---:|---:|---:|---:|---:|---:|---:|---:|")
 perf_ratios = []
-keys = sorted({(k[0], k[2], k[3]) for k in data if k[0].startswith("perf-") and not k[1].startswith(("vanilla-8cpu", "patched-8cpu"))})
-if not keys:
-    keys = [("perf-hash", "t1", "ops_per_s")]
-for wl, param, metric in keys:
-    def stats(km):
-        v = data.get((wl, km, param, metric))
-        if not v:
-            return None, None
-        med = statistics.median(v)
-        return med, ((max(v) - min(v)) / med * 100 if med else 0)
-    vm, vs = stats("vanilla/global")
-    pm, ps = stats("patched/m1")
-    if pm is None:
-        pm, ps = stats("patched/global")
-    zm, zs = stats("patched/m0")
-    def speed(x):
-        if x is None or not vm or not x:
-            return None
-        return vm / x if metric == "ms" else x / vm
-    r = speed(pm)
-    if r is not None:
-        perf_ratios.append(("%s %s" % (wl[5:], param), r))
-    def val(x):
-        if metric != "ms":
-            return fmt(x, "n")
-        return "%.4f" % x if x else "n/a"
-    def spr(x):
-        return "%.0f%%" % x if x is not None else "n/a"
-    p("| %s %s | %s | %s | %s | %s | %s | %s | %s | %s | %s |" % (wl[5:], param, metric, val(vm), spr(vs), val(zm), spr(zs), fmt(speed(zm)),
-      val(pm), spr(ps), fmt(r)))
-p()
+if "wall" in parts:
+    v65 = get("victim-wake", "vanilla/global", 65536, "p50_ns")
+    v0 = get("victim-wake", "vanilla/global", 0, "p50_ns")
+    m65 = get("victim-wake", "patched/m1", 65536, "p50_ns")
+    m0 = get("victim-wake", "patched/m1", 0, "p50_ns")
+    p("**Goal** (TCG wall clock; victim FUTEX_WAKE p50 at 65536 neighbour waiters, default policy, <= 1.10x quiet): "
+      "patched %s, vanilla %s." % (fmt(m65 / m0 if m65 and m0 else None), fmt(v65 / v0 if v65 and v0 else None)))
+    p()
+    p("## 1. Noisy neighbour: victim cost relative to quiet (TCG wall clock)")
+    p()
+    note = ("Single-threaded victim process, FUTEX_WAKE of private futexes nobody waits on (64 addresses in turn), "
+            "while an unrelated process keeps N waiters queued in futex_waitv (128 private futexes a thread, "
+            "all N verified queued before and after the measurement).")
+    for metric, label in (("p50_ns", "p50"), ("p99_ns", "p99"), ("p99.9_ns", "p99.9"), ("max_ns", "max")):
+        ratio_table("Victim FUTEX_WAKE, %s (TCG wall clock)" % label, "victim-wake", metric, note if metric == "p50_ns" else "")
+    for metric, label in (("p50_ns", "p50"), ("p99_ns", "p99"), ("p99.9_ns", "p99.9")):
+        ratio_table("Victim wait/wake round trip between two threads, %s (TCG wall clock)" % label, "victim-rtt", metric)
 
-if not quick:
-    p("## 4. The 2014 table: perf bench futex hash, 8 vCPUs, global table (policy 0)")
+    p("## 2. The neighbour's own FUTEX_WAKE (unqueued futexes) relative to quiet (TCG wall clock)")
+    p()
+    for metric, label in (("p50_ns", "p50"), ("p99_ns", "p99")):
+        ratio_table("Neighbour FUTEX_WAKE, %s (TCG wall clock)" % label, "neigh-wake", metric)
+    p("Private table slots of the neighbour after queueing (0 = global table):")
+    p()
+    p("| kernel / policy | " + " | ".join("%d" % n for n in levels) + " |")
+    p("|---|" + "---:|" * len(levels))
+    for km, name in kms:
+        p("| %s | %s |" % (name, " | ".join(fmt(get("neigh-hash", km, n, "slots"), "n") for n in levels)))
+    p()
+
+    p("## 3. perf bench futex: patched / vanilla (TCG wall clock)")
+    p()
+    p("Median of the repeats; spread = (max - min) / median over the repeats. ops/s: higher is better; ms: lower is better. "
+      "Patched kernel with the policy off (m0: the lookup code only) and with the default policy (m1). speed = patched speed / vanilla speed (ops/s ratio, or the inverse ratio of "
+      "ms): >= 1.00 means the patched kernel is not slower; compare the distance from 1.00 with the spreads.")
+    p()
+    p("| benchmark | metric | vanilla | spread | patched m0 | spread | speed m0/vanilla | patched m1 | spread | speed m1/vanilla |")
+    p("|---|---|---:|---:|---:|---:|---:|---:|---:|---:|")
+    keys = sorted({(k[0], k[2], k[3]) for k in data if k[0].startswith("perf-") and not k[1].startswith(("vanilla-8cpu", "patched-8cpu"))})
+    if not keys:
+        keys = [("perf-hash", "t1", "ops_per_s")]
+    for wl, param, metric in keys:
+        def stats(km):
+            v = data.get((wl, km, param, metric))
+            if not v:
+                return None, None
+            med = statistics.median(v)
+            return med, ((max(v) - min(v)) / med * 100 if med else 0)
+        vm, vs = stats("vanilla/global")
+        pm, ps = stats("patched/m1")
+        if pm is None:
+            pm, ps = stats("patched/global")
+        zm, zs = stats("patched/m0")
+        def speed(x):
+            if x is None or not vm or not x:
+                return None
+            return vm / x if metric == "ms" else x / vm
+        r = speed(pm)
+        if r is not None:
+            perf_ratios.append(("%s %s" % (wl[5:], param), r))
+        def val(x):
+            if metric != "ms":
+                return fmt(x, "n")
+            return "%.4f" % x if x else "n/a"
+        def spr(x):
+            return "%.0f%%" % x if x is not None else "n/a"
+        p("| %s %s | %s | %s | %s | %s | %s | %s | %s | %s | %s |" % (wl[5:], param, metric, val(vm), spr(vs), val(zm), spr(zs), fmt(speed(zm)),
+          val(pm), spr(ps), fmt(r)))
+    p()
+
+if not quick and "2014" in parts:
+    p("## 4. The 2014 table: perf bench futex hash, 8 vCPUs, global table (policy 0) (TCG wall clock)")
     p()
     hs = {b: get("hashsize", b, "-", "entries") for b in ("vanilla-8cpu", "patched-8cpu", "patched-8cpu-hs256")}
     p("Global table entries printed at boot: " + ", ".join("%s %s" % (b, fmt(v, "n")) for b, v in hs.items()) + ".")
@@ -168,7 +183,8 @@ if not quick:
           fmt(b / c if b and c else None), fmt(b / a if a and b else None)))
     p()
 
-    p("## 5. Switch cost: first private ops after a conflict with N waiters of the process queued")
+if not quick and "wall" in parts:
+    p("## 5. Switch cost: first private ops after a conflict with N waiters of the process queued (TCG wall clock)")
     p()
     p("extra = time of the first 32 private FUTEX_WAKEs minus the next 32 (conflict detection + table switch), "
       "in microseconds of TCG time; call = one FUTEX_PREALLOC_HASH moving the N waiters; prealloc-first = "
@@ -204,12 +220,145 @@ if not quick:
     p("The vanilla kernel has no private tables (0 bytes per process); its global table is shared.")
     p()
 
+# ---- TCG icount: instructions per call ----
+ic_modes = [("vanilla/global", "vanilla")] + [("patched/" + m, "patched " + n) for m, n in (
+    ("m0", "m0 (off)"), ("m1", "m1 (global path)"), ("m2", "m2 (first op: private table)"),
+    ("m3", "m3 (second thread)"), ("prealloc", "prealloc 16"), ("prctl", "prctl SET_SLOTS 16"))]
+ic_ops = ["getpid"] + ["%s_%s" % (o, k) for o in ("wake", "wait", "trylock_pi", "cmp_requeue", "wake_op",
+                                                  "waitv", "futex2_wake", "futex2_wait") for k in ("private", "shared")]
+ic_have = [o for o in ic_ops if any(get("icount", km, o, "insn_per_call") is not None for km, _ in ic_modes)]
+if "icount" in parts and ic_have:
+    cols = [(km, name) for km, name in ic_modes
+            if km == "vanilla/global" or any(get("icount", km, o, "insn_per_call") is not None for o in ic_have)]
+    p("## 7. Instructions per call (TCG icount)")
+    p()
+    p("Guests booted with QEMU `-icount shift=0` (4 vCPUs, the others idle): a single-threaded loop timed with "
+      "clock_gettime reads instructions. Fastest of 5 loops of 20,000 calls (QUICK: 3 loops), including the "
+      "system call entry/exit (`getpid`) and a few instructions of loop and libc `syscall()`. No call sleeps "
+      "or wakes anybody (guest/ff-icount.c). Cells: instructions per call (patched / vanilla).")
+    p()
+    p("| operation | " + " | ".join(name for _, name in cols) + " |")
+    p("|---|" + "---:|" * len(cols))
+    vv = {o: get("icount", "vanilla/global", o, "insn_per_call") for o in ic_have}
+    ratios = {}
+    for o in ic_have:
+        cells = []
+        for km, _ in cols:
+            x = get("icount", km, o, "insn_per_call")
+            if x is None:
+                cells.append("n/a")
+            elif km == "vanilla/global" or not vv[o]:
+                cells.append("%.0f" % x)
+            else:
+                ratios[(km, o)] = x / vv[o]
+                cells.append("%.0f (%.3fx)" % (x, x / vv[o]))
+        p("| %s | %s |" % (o, " | ".join(cells)))
+    p("| private table slots | " + " | ".join(fmt(get("icount-slots", km, "-", "slots"), "n") for km, _ in cols) + " |")
+    p()
+
+    def verdict(label, kms_, ops_, ok, bound):
+        got = [(ratios[(k, o)], k, o) for k in kms_ for o in ops_ if (k, o) in ratios]
+        if not got:
+            p("- %s: n/a (not measured)" % label)
+            return
+        bad = [g for g in got if not ok(g[0])]
+        worst = max(got, key=lambda g: abs(g[0] - bound)) if not bad else max(bad, key=lambda g: abs(g[0] - bound))
+        p("- %s: **%s** (%d of %d cells pass; %s %s %.3fx%s)" % (
+            label, "PASS" if not bad else "FAIL", len(got) - len(bad), len(got),
+            "worst" if not bad else "e.g.", "%s %s" % (worst[1].split("/")[1], worst[2]), worst[0],
+            "" if not bad else "; failing: " + ", ".join("%s %s %.3fx" % (g[1].split("/")[1], g[2], g[0]) for g in sorted(bad)[-6:])))
+    priv = [o for o in ic_have if o.endswith("_private")]
+    p("Goals (issue 11), each verdict from this run (reported, not enforced):")
+    p()
+    verdict("policy 0 (off) == vanilla, every operation (within 0.5%)", ["patched/m0"], ic_have,
+            lambda r: abs(r - 1) <= 0.005, 1.0)
+    verdict("policy 1 global path <= 1.02x vanilla, every operation", ["patched/m1"], ic_have,
+            lambda r: r <= 1.02, 1.02)
+    verdict("private table (m2, prealloc, prctl) < 1.00x vanilla, every private operation",
+            ["patched/m2", "patched/prealloc", "patched/prctl"], priv, lambda r: r < 1.0, 1.0)
+    verdict("private table (m2, prealloc, prctl) <= 0.97x for wake_private and cmp_requeue_private",
+            ["patched/m2", "patched/prealloc", "patched/prctl"], ["wake_private", "cmp_requeue_private"],
+            lambda r: r <= 0.97, 0.97)
+    p()
+
+    nk = [("vanilla/global", "vanilla"), ("patched/m0", "patched m0 (off)"),
+          ("patched/m1", "patched m1 (first conflict, default)"), ("patched/prealloc", "patched prealloc")]
+    if any(get("ic:victim-wake", km, 0, "p50_ns") is not None for km, _ in nk):
+        p("### Noisy neighbour under TCG icount: victim FUTEX_WAKE (instructions)")
+        p()
+        p("ff-bench noisy's single-threaded victim (FUTEX_WAKE of private futexes nobody waits on, each call "
+          "timed with two clock_gettime calls, which are counted too) while an unrelated process keeps 65,536 "
+          "waiters queued, against 0 waiters; same boots as the table above (TCG icount).")
+        p()
+        p("| kernel / policy | quiet p50 (insn) | 65536 waiters p50 (insn) | ratio p50 | quiet p99 | 65536 p99 | ratio p99 |")
+        p("|---|---:|---:|---:|---:|---:|---:|")
+        for km, name in nk:
+            q, v = get("ic:victim-wake", km, 0, "p50_ns"), get("ic:victim-wake", km, 65536, "p50_ns")
+            q9, v9 = get("ic:victim-wake", km, 0, "p99_ns"), get("ic:victim-wake", km, 65536, "p99_ns")
+            p("| %s | %s | %s | %s | %s | %s | %s |" % (name, fmt(q, "n"), fmt(v, "n"), fmt(v / q if q and v else None),
+              fmt(q9, "n"), fmt(v9, "n"), fmt(v9 / q9 if q9 and v9 else None)))
+        p()
+
+# ---- rtlat: SCHED_FIFO lateness during table switches ----
+rt_cases = [("quiet", "quiet (trigger loops on getppid())"), ("prctl", "prctl SET_SLOTS 65536 <-> 2"),
+            ("prctl-waiters", "prctl SET_SLOTS 65536 <-> 2, 1000 waiters"),
+            ("fork-prealloc", "fork + FUTEX_PREALLOC_HASH(16)"), ("fork-firstop", "fork + first private op (policy 2)"),
+            ("fork-conflict", "fork + conflict in the global table (policy 1)"),
+            ("fork-thread", "fork + second thread (policy 3)"), ("growth", "growth, 128 colliding waiters x4 (policy 2)")]
+rt_sizes = sorted({int(k[2]) for k in data if k[0] == "rtlat" and k[1].startswith("patched/")})
+rt_vsize = sorted({int(k[2]) for k in data if k[0] == "rtlat" and k[1].startswith("vanilla/")})
+if "rtlat" in parts and (rt_sizes or rt_vsize):
+    p("## 8. Worst SCHED_FIFO lateness during table switches (us of TCG icount time)")
+    p()
+    p("One vCPU, QEMU `-icount shift=0` (1 us = 1,000 instructions): a SCHED_FIFO (80) thread sleeps 2,000 "
+      "periods of 1 ms (clock_nanosleep TIMER_ABSTIME) while an ordinary process on the same CPU triggers table "
+      "switches by each path as fast as it can (guest/ff-rtlat.c). One boot per global table size "
+      "(`futex_hashsize=`); vanilla has no `futex_hashsize=`, so it runs once at its own size and its cases "
+      "run the same system calls as a baseline (FUTEX_PREALLOC_HASH fails with ENOSYS there; the prctl cases are n/a). "
+      "Goal (issue 10): worst lateness <= 250 us, flat across sizes.")
+    p()
+    hdr = ["vanilla (%d)" % s_ for s_ in rt_vsize] + ["patched %d" % s_ for s_ in rt_sizes]
+    p("| case | " + " | ".join(hdr) + " | goal <= 250 us |")
+    p("|---|" + "---:|" * len(hdr) + "---|")
+    def rcell(km, sz, metric):
+        return get("rtlat", km, sz, metric)
+    for c, name in rt_cases:
+        cells = [fmt(rcell("vanilla/" + c, s_, "max_late_us"), "n") for s_ in rt_vsize]
+        pv = [rcell("patched/" + c, s_, "max_late_us") for s_ in rt_sizes]
+        cells += [fmt(x, "n") for x in pv]
+        have = [x for x in pv if x is not None]
+        if not have:
+            v_ = "n/a"
+        elif len(have) < len(pv):
+            v_ = ("FAIL" if max(have) > 250 else "PASS") + " (incomplete)"
+        else:
+            v_ = "**FAIL** (max %.0f us)" % max(have) if max(have) > 250 else "PASS"
+        p("| %s | %s | %s |" % (name, " | ".join(cells), v_))
+    p()
+    p("Periods more than 100 us late (of 2,000), p99 lateness (us), and triggers (calls or children; in brackets "
+      "those that made the kernel switch: call succeeded / child ended with a private table):")
+    p()
+    p("| case | " + " | ".join(hdr) + " |")
+    p("|---|" + "---:|" * len(hdr))
+    for c, name in rt_cases:
+        cells = []
+        for k, szs in (("vanilla/", rt_vsize), ("patched/", rt_sizes)):
+            for s_ in szs:
+                n1 = rcell(k + c, s_, "late_gt100us")
+                if n1 is None:
+                    cells.append("n/a")
+                    continue
+                cells.append("%d late, p99 %s, %s (%s)" % (n1, fmt(rcell(k + c, s_, "p99_late_us"), "n"),
+                             fmt(rcell(k + c, s_, "triggers"), "n"), fmt(rcell(k + c, s_, "switched"), "n")))
+        p("| %s | %s |" % (name, " | ".join(cells)))
+    p()
+
 text = "\n".join(out) + "\n"
 open(os.path.join(outdir, "summary.md"), "w").write(text)
 sys.stdout.write(text)
 
 # Plot data: ratio vs waiters (N > 0, log x), one column per kernel/policy.
-for metric in ("p50_ns", "p99_ns"):
+for metric in (("p50_ns", "p99_ns") if "wall" in parts else ()):
     with open(os.path.join(outdir, "victim-wake-%s.dat" % metric[:-3]), "w") as f:
         f.write("# waiters " + " ".join('"%s"' % name for _, name in kms) + "\n")
         for n in levels:
@@ -224,13 +373,15 @@ with open(os.path.join(outdir, "perf-ratio.dat"), "w") as f:
     for name, r in perf_ratios:
         f.write('"%s" %.4f\n' % (name, r))
 with open(os.path.join(outdir, "plot-columns"), "w") as f:
-    f.write("\n".join(name for _, name in kms) + "\n")
+    if "wall" in parts:
+        f.write("\n".join(name for _, name in kms) + "\n")
 PY
 
 command -v gnuplot >/dev/null || { echo "bench-report: warning: gnuplot missing, no plots" >&2; exit 0; }
 mapfile -t names <"$outdir/plot-columns"
 for m in p50 p99; do
 	dat=$outdir/victim-wake-$m.dat
+	[ -s "$outdir/plot-columns" ] || continue
 	plot=""
 	for i in "${!names[@]}"; do
 		plot+="${plot:+, }'$dat' using 1:$((i + 2)) with linespoints lw 2 title '${names[$i]}'"

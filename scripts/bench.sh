@@ -5,9 +5,15 @@
 # (guest/ff-bench.c, suites guest/suites/bench-*.txt).  Only ratios measured
 # in one run are reported: absolute TCG timings are noise.
 #
-# usage: bench.sh <patched-tree> [quick]
+# usage: bench.sh <patched-tree> [quick] [parts]
 #   quick=1: the CI subset (noisy neighbour at 0/8192/65536 waiters, short
-#   perf bench); it reuses already-built bench kernels without rebuilding.
+#   perf bench, a few instruction counts); it reuses already-built bench
+#   kernels without rebuilding.
+#   parts: comma list of wall (TCG wall-clock suites), 2014 (8 vCPUs, perf
+#   bench futex hash), icount (instructions per call and the noisy-neighbour
+#   victim under QEMU -icount shift=0), rtlat (SCHED_FIFO lateness during
+#   table switches, -icount on one vCPU, one boot per global table size);
+#   default: all of them (QUICK: wall,icount).
 # Output: a Markdown summary on stdout and in results/bench/summary.md, raw
 # results in results/bench/raw.csv, plots results/bench/*.png, guest console
 # logs results/bench/logs/.
@@ -17,6 +23,11 @@ top=$(cd "$(dirname "$0")/.." && pwd)
 tree=${1:-build/linux}
 quick=${2:-0}
 [ "$quick" = 1 ] || quick=0
+parts=${3:-}
+if [ -z "$parts" ]; then
+	if [ "$quick" = 1 ]; then parts=wall,icount; else parts=wall,2014,icount,rtlat; fi
+fi
+part() { [[ ",$parts," == *",$1,"* ]]; }
 cd "$top"
 
 res=results/bench
@@ -166,9 +177,11 @@ if [ "$quick" = 1 ]; then
 else
 	suite=bench-full limit=2400
 fi
-boot vanilla "$vimg" "$suite" "$limit"
-[ -z "$pimg" ] || boot patched "$pimg" "$suite" "$limit"
-if [ "$quick" = 0 ]; then
+if part wall; then
+	boot vanilla "$vimg" "$suite" "$limit"
+	[ -z "$pimg" ] || boot patched "$pimg" "$suite" "$limit"
+fi
+if [ "$quick" = 0 ] && part 2014; then
 	# The 2014 table: 8 vCPUs, global table only.
 	FF_CPUS=8 boot vanilla-8cpu "$vimg" bench-2014 900
 	if [ -n "$pimg" ]; then
@@ -176,10 +189,31 @@ if [ "$quick" = 0 ]; then
 		FF_CPUS=8 boot patched-8cpu-hs256 "$pimg" bench-2014 900 futex_hashsize=256
 	fi
 fi
+if part icount; then
+	# Instruction counts: QEMU -icount shift=0, guest ns = instructions.
+	if [ "$quick" = 1 ]; then
+		suite=bench-icount-quick limit=600
+	else
+		suite=bench-icount limit=3000
+	fi
+	FF_ICOUNT=1 boot vanilla-icount "$vimg" "$suite" "$limit"
+	[ -z "$pimg" ] || FF_ICOUNT=1 boot patched-icount "$pimg" "$suite" "$limit"
+fi
+if [ "$quick" = 0 ] && part rtlat; then
+	# SCHED_FIFO lateness during table switches: one vCPU under icount, one
+	# boot per global table size.  Vanilla has no futex_hashsize=: one boot
+	# at its own size (256 buckets on one CPU).
+	FF_ICOUNT=1 FF_CPUS=1 FF_NODES=1 boot vanilla-rtlat "$vimg" bench-rtlat 2700
+	if [ -n "$pimg" ]; then
+		for hs in 1024 65536 1048576; do
+			FF_ICOUNT=1 FF_CPUS=1 FF_NODES=1 boot "patched-rtlat-hs$hs" "$pimg" bench-rtlat 2700 "futex_hashsize=$hs"
+		done
+	fi
+fi
 
 # ---- report ----
 step "report"
-scripts/bench-report.sh "$raw" "$res" "$quick"
+scripts/bench-report.sh "$raw" "$res" "$quick" "$parts"
 elapsed=$(( $(date +%s) - t0 ))
 echo
 echo "bench: $(if [ "$quick" = 1 ]; then echo QUICK; else echo full; fi) run took ${elapsed}s; results in $res/ (summary.md, raw.csv, *.png, logs/)"
