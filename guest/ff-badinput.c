@@ -221,8 +221,12 @@ static int abi_child(void)
 		   "prctl_set_flags_bit63");
 	expect_err(prctl(PR_FUTEX_HASH, PR_FUTEX_HASH_SET_SLOTS, 0, 1, 0), EINVAL,
 		   "prctl_set_global_with_flags");
-	expect_err(prctl(PR_FUTEX_HASH, PR_FUTEX_HASH_SET_SLOTS, 0, 0, 1), EINVAL,
-		   "prctl_set_global_with_arg5");
+	/* mainline ignores arg5 */
+	r = prctl(PR_FUTEX_HASH, PR_FUTEX_HASH_GET_SLOTS, 0, 0, ~0UL);
+	result(r == 16, "prctl_get_arg5_ignored # returned %ld, expected 16", r);
+	r = prctl(PR_FUTEX_HASH, PR_FUTEX_HASH_SET_SLOTS, 16, 0, ~0UL);
+	result(r == 0, "prctl_set_arg5_ignored # returned %ld (%s), expected 0",
+	       r, r < 0 ? strerrorname_np(errno) : "-");
 	expect_err(prctl(PR_FUTEX_HASH, 0, 16, 0, 0), EINVAL, "prctl_op_0");
 	expect_err(prctl(PR_FUTEX_HASH, 3, 16, 0, 0), EINVAL, "prctl_op_3");
 	expect_err(prctl(PR_FUTEX_HASH, ULONG_MAX, 16, 0, 0), EINVAL, "prctl_op_all_ones");
@@ -240,26 +244,41 @@ static int abi_child(void)
 	unchanged("prealloc_bad_flags");
 
 	/*
-	 * uaddr, timeout, uaddr2 and val3 are unused by FUTEX_PREALLOC_HASH:
-	 * unaligned, unmapped, read-only and kernel addresses must neither
-	 * fault nor change the result.
+	 * uaddr, timeout, uaddr2 and val3 are unused by FUTEX_PREALLOC_HASH
+	 * and must be 0 (EINVAL otherwise, so that they can be given a
+	 * meaning later), whatever they point to: no fault, no table change.
 	 */
+	snapshot();
 	{
 		static const struct { const char *name; void *addr; } addrs[] = {
 			{ "unaligned", (void *)0x1001 },
 			{ "kernel", (void *)0xffffffff81000000UL },
 			{ "minus_one", (void *)-1L },
 		};
+		char name[64];
+
 		for (i = 0; i < 3; i++) {
-			r = futex(addrs[i].addr, PRIV(FUTEX_PREALLOC_HASH), 16, addrs[i].addr, addrs[i].addr, ~0U);
-			result(r == 16, "prealloc_uaddr_%s_ignored # returned %ld (%s), expected 16",
-			       addrs[i].name, r, r < 0 ? strerrorname_np(errno) : "-");
+			snprintf(name, sizeof(name), "prealloc_uaddr_%s_einval", addrs[i].name);
+			expect_err(futex(addrs[i].addr, PRIV(FUTEX_PREALLOC_HASH), 16, NULL, NULL, 0),
+				   EINVAL, name);
+			snprintf(name, sizeof(name), "prealloc_uaddr2_%s_einval", addrs[i].name);
+			expect_err(futex(NULL, PRIV(FUTEX_PREALLOC_HASH), 16, NULL, addrs[i].addr, 0),
+				   EINVAL, name);
+			snprintf(name, sizeof(name), "prealloc_timeout_%s_einval", addrs[i].name);
+			expect_err(futex(NULL, PRIV(FUTEX_PREALLOC_HASH), 16, addrs[i].addr, NULL, 0),
+				   EINVAL, name);
 		}
-		r = futex(unmapped + 1, PRIV(FUTEX_PREALLOC_HASH), 16, unmapped, unmapped, 0);
-		result(r == 16, "prealloc_uaddr_unmapped_ignored # returned %ld, expected 16", r);
-		r = futex(ro, PRIV(FUTEX_PREALLOC_HASH), 16, ro, ro, 0);
-		result(r == 16, "prealloc_uaddr_readonly_ignored # returned %ld, expected 16", r);
+		expect_err(futex(NULL, PRIV(FUTEX_PREALLOC_HASH), 16, NULL, NULL, ~0U), EINVAL,
+			   "prealloc_val3_einval");
+		expect_err(futex(unmapped + 1, PRIV(FUTEX_PREALLOC_HASH), 16, unmapped, unmapped, 0),
+			   EINVAL, "prealloc_uaddr_unmapped_einval");
+		expect_err(futex(ro, PRIV(FUTEX_PREALLOC_HASH), 16, ro, ro, 0), EINVAL,
+			   "prealloc_uaddr_readonly_einval");
 	}
+	unchanged("prealloc_unused_args");
+	r = futex(NULL, PRIV(FUTEX_PREALLOC_HASH), 16, NULL, NULL, 0);
+	result(r == 16, "prealloc_zero_unused_args_ok # returned %ld (%s), expected 16",
+	       r, r < 0 ? strerrorname_np(errno) : "-");
 
 	/* Sizes: huge values clamp to the maximum instead of wrapping to 0. */
 	{
@@ -335,6 +354,8 @@ static int policy_off_child(void)
 	expect_err(set_slots(0), EPERM, "off_set_0_eperm");
 	expect_err2(set_slots(3), EPERM, EINVAL, "off_set_3_eperm_or_einval");
 	expect_err(prealloc(UINT_MAX), EPERM, "off_prealloc_max_eperm");
+	/* GET_SLOTS reports the table in use under every policy */
+	result(get_slots() == 0, "off_get_slots_0 # GET_SLOTS under policy 0");
 	unchanged("off");
 	return nfail ? 1 : 0;
 }

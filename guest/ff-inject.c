@@ -339,7 +339,11 @@ static int automatic(const char *name, int n, int expect_table_before)
 	same_state(name, &a, &b);
 	wake_all(name);
 
-	/* injection off: the automatic switch happens */
+	/*
+	 * injection off: the automatic switch happens, once the back-off
+	 * after a failed automatic allocation (one second) has passed
+	 */
+	sleep(2);
 	start_waiters(n, 0);
 	futex(&words[MAXWAIT * 16 - 1], PRIV(FUTEX_WAKE), 1, NULL, NULL, 0);
 	hash_state(&b);
