@@ -14,6 +14,8 @@
 #   victim under QEMU -icount shift=0), rtlat (SCHED_FIFO lateness during
 #   table switches, -icount on one vCPU, one boot per global table size);
 #   default: all of them (QUICK: wall,icount).
+# Environment: BENCH_REUSE=1 reuses already-built bench kernels in a full
+# run too (as QUICK does), instead of rebuilding the trees first.
 # Output: a Markdown summary on stdout and in results/bench/summary.md, raw
 # results in results/bench/raw.csv, plots results/bench/*.png, guest console
 # logs results/bench/logs/.
@@ -71,8 +73,8 @@ wait_builds() {
 
 build() { # name tree out -> prints bzImage path
 	local name=$1 src=$2 out=$3 img=$3/arch/x86/boot/bzImage
-	if [ "$quick" = 1 ] && [ -f "$img" ]; then
-		step "$name kernel: QUICK reuses $img (built $(date -r "$img" '+%F %T'), not rebuilt)" >&2
+	if { [ "$quick" = 1 ] || [ "${BENCH_REUSE:-0}" = 1 ]; } && [ -f "$img" ]; then
+		step "$name kernel: QUICK/BENCH_REUSE reuses $img (built $(date -r "$img" '+%F %T'), not rebuilt)" >&2
 		if [ "$(git -C "$src" log -1 --format=%ct 2>/dev/null || echo 0)" -gt "$(stat -c %Y "$img")" ]; then
 			warn "$name kernel: $src has commits newer than $img; run 'make bench' (not QUICK) to rebuild"
 		fi
