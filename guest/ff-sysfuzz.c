@@ -639,6 +639,11 @@ static void do_futex(struct ctx *c)
 	k.a[5] = val3;
 	snprintf(k.desc, sizeof(k.desc), "uaddr %s, uaddr2 %s%s, timeout %s", cat_names[c1], cat_names[c2],
 		 uses2 ? "" : " (unused)", usests ? ts_names[tc] : "(none)");
+	/* FUTEX_PREALLOC_HASH: its unused arguments must be 0, mostly they are */
+	if (cmdu == FUTEX_PREALLOC_HASH && pct(c, 80)) {
+		k.a[0] = k.a[3] = k.a[4] = k.a[5] = 0;
+		snprintf(k.desc, sizeof(k.desc), "unused arguments 0");
+	}
 
 	/* What may come back. */
 	k.allow |= A(EINVAL);
@@ -697,6 +702,10 @@ static void do_futex(struct ctx *c)
 		if (shared) {
 			k.allow |= A(EINVAL);
 			k.mustfail = "FUTEX_PREALLOC_HASH without FUTEX_PRIVATE_FLAG";
+		} else if (k.a[0] || (uint32_t)k.a[3] || k.a[4] || (uint32_t)k.a[5]) {
+			/* uaddr, timeout (val2), uaddr2, val3 */
+			k.allow |= A(EINVAL);
+			k.mustfail = "FUTEX_PREALLOC_HASH with a non-zero unused argument";
 		}
 		break;
 	default:		/* FUTEX_FD (removed in 2.6.26) and unknown commands */
@@ -977,8 +986,9 @@ static void do_prctl(struct ctx *c)
 		k.a[3] = pct(c, 96) ? 0 : (long)rnd64(c) | 1;
 		k.a[4] = pct(c, 96) ? 0 : (long)rnd64(c) | 1;
 		k.allow = A(EINVAL) | A(EPERM) | A(EBUSY) | A(ENOMEM);
-		if (k.a[3] || k.a[4])
-			k.mustfail = "flags or arg5 not 0";
+		/* arg5 is ignored, as in mainline */
+		if (k.a[3])
+			k.mustfail = "flags not 0";
 		else if (slots == 1 || (slots & (slots - 1)))
 			k.mustfail = "slots neither 0 nor a power of two >= 2";
 	} else {
