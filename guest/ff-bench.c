@@ -53,6 +53,7 @@
 #include <unistd.h>
 
 #include "ff-abi.h"
+#include "ff-util.h"
 
 #define SYSCTL_POLICY	"/proc/sys/kernel/futex_private_hash"
 #define WAITV_MAX	128
@@ -907,26 +908,6 @@ static int cmd_perf(int mode, int repeats, const char *threads_s, const char *wl
 	return ret;
 }
 
-/* The host names the kernel on the command line: ff.label=NAME. */
-static void label_from_cmdline(void)
-{
-	static char buf[4096];
-	FILE *f = fopen("/proc/cmdline", "r");
-	char *p;
-
-	if (!f)
-		return;
-	if (fgets(buf, sizeof(buf), f)) {
-		p = strstr(buf, "ff.label=");
-		if (p) {
-			p += strlen("ff.label=");
-			p[strcspn(p, " \n")] = 0;
-			kernel_label = p;
-		}
-	}
-	fclose(f);
-}
-
 int main(int argc, char **argv)
 {
 	const char *modes = "0,1,2,3,prealloc";
@@ -936,7 +917,7 @@ int main(int argc, char **argv)
 	int opt, repeats = 3, secs = 2, mode = 1;
 
 	setvbuf(stdout, NULL, _IONBF, 0);
-	label_from_cmdline();
+	kernel_label = ff_cmdline_label(kernel_label);
 	optind = 2;
 	while ((opt = getopt(argc, argv, "k:qm:n:r:t:w:s:")) != -1) {
 		switch (opt) {

@@ -320,25 +320,6 @@ static int run_mode(const char *mode, const char *km, const char *oplist)
 	return ret;
 }
 
-static void label_from_cmdline(void)
-{
-	static char buf[4096];
-	FILE *f = fopen("/proc/cmdline", "r");
-	char *p;
-
-	if (!f)
-		return;
-	if (fgets(buf, sizeof(buf), f)) {
-		p = strstr(buf, "ff.label=");
-		if (p) {
-			p += strlen("ff.label=");
-			p[strcspn(p, " \n")] = 0;
-			kernel_label = p;
-		}
-	}
-	fclose(f);
-}
-
 static int wait_ok(pid_t pid)
 {
 	int st;
@@ -356,7 +337,7 @@ int main(int argc, char **argv)
 	char buf[128], km[96], *tok, *save;
 
 	setvbuf(stdout, NULL, _IONBF, 0);
-	label_from_cmdline();
+	kernel_label = ff_cmdline_label(kernel_label);
 	while ((opt = getopt(argc, argv, "k:m:o:l:n:")) != -1) {
 		switch (opt) {
 		case 'k': kernel_label = optarg; break;

@@ -513,25 +513,6 @@ static int run_case(const char *c)
 	return 0;
 }
 
-static void label_from_cmdline(void)
-{
-	static char buf[4096];
-	FILE *f = fopen("/proc/cmdline", "r");
-	char *p;
-
-	if (!f)
-		return;
-	if (fgets(buf, sizeof(buf), f)) {
-		p = strstr(buf, "ff.label=");
-		if (p) {
-			p += strlen("ff.label=");
-			p[strcspn(p, " \n")] = 0;
-			kernel_label = p;
-		}
-	}
-	fclose(f);
-}
-
 /* "futex hash table entries: N" from the kernel log. */
 static void size_from_klog(void)
 {
@@ -563,7 +544,7 @@ int main(int argc, char **argv)
 	cpu_set_t set;
 
 	setvbuf(stdout, NULL, _IONBF, 0);
-	label_from_cmdline();
+	kernel_label = ff_cmdline_label(kernel_label);
 	size_from_klog();
 	while ((opt = getopt(argc, argv, "k:c:p:P:w:r:C:s:")) != -1) {
 		switch (opt) {

@@ -11,6 +11,31 @@
 #include <string.h>
 #include <unistd.h>
 
+/*
+ * The host names the kernel on the command line, ff.label=NAME: return NAME,
+ * or @def without one.
+ */
+static inline const char *ff_cmdline_label(const char *def)
+{
+	static char buf[4096];
+	FILE *f = fopen("/proc/cmdline", "r");
+	const char *label = def;
+	char *p;
+
+	if (!f)
+		return def;
+	if (fgets(buf, sizeof(buf), f)) {
+		p = strstr(buf, "ff.label=");
+		if (p) {
+			p += strlen("ff.label=");
+			p[strcspn(p, " \n")] = 0;
+			label = p;
+		}
+	}
+	fclose(f);
+	return label;
+}
+
 /* The first integer in @path, or @def if it cannot be read. */
 static inline int ff_read_int(const char *path, int def)
 {
