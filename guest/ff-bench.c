@@ -67,39 +67,12 @@ static int quick;
 
 /* ---- output ---- */
 
-static void out(const char *fmt, ...)
-{
-	char buf[512];
-	va_list ap;
-	int n;
-
-	va_start(ap, fmt);
-	n = vsnprintf(buf, sizeof(buf) - 1, fmt, ap);
-	va_end(ap);
-	if (n < 0)
-		return;
-	if (n > (int)sizeof(buf) - 2)
-		n = sizeof(buf) - 2;
-	buf[n++] = '\n';
-	/* One write a line: several processes share the console. */
-	if (write(STDOUT_FILENO, buf, n) < 0)
-		_exit(3);
-}
-
 #define bench(wl, km, param, metric, fmt, ...) \
-	out("BENCH %s %s %s %s " fmt, wl, km, param, metric, __VA_ARGS__)
-#define progress(fmt, ...) out("FFB-PROGRESS " fmt, ##__VA_ARGS__)
-#define error(fmt, ...) out("FFB-ERROR " fmt, ##__VA_ARGS__)
+	ff_out("BENCH %s %s %s %s " fmt, wl, km, param, metric, __VA_ARGS__)
+#define progress(fmt, ...) ff_out("FFB-PROGRESS " fmt, ##__VA_ARGS__)
+#define error(fmt, ...) ff_out("FFB-ERROR " fmt, ##__VA_ARGS__)
 
 /* ---- helpers ---- */
-
-static inline uint64_t now_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ull + ts.tv_nsec;
-}
 
 static long futex(uint32_t *uaddr, int op, uint32_t val, unsigned long val2,
 		  uint32_t *uaddr2, uint32_t val3)
@@ -222,9 +195,9 @@ static int time_wakes(uint32_t *probe, uint64_t *lat, size_t iters, size_t warmu
 
 	for (i = 0; i < warmup + iters; i++) {
 		uint32_t *f = &probe[(i % NPROBE) * STRIDE];
-		uint64_t t0 = now_ns();
+		uint64_t t0 = ff_now_ns();
 		long r = futex_wake(f, 1);
-		uint64_t t1 = now_ns();
+		uint64_t t1 = ff_now_ns();
 
 		if (r < 0) {
 			error("FUTEX_WAKE: %s", strerror(errno));
@@ -324,9 +297,9 @@ static int waiters_start(struct waiters *w, int n)
 		}
 	}
 	pthread_attr_destroy(&attr);
-	t0 = now_ns();
+	t0 = ff_now_ns();
 	while (atomic_load(&w->ready) < w->nthreads) {
-		if (now_ns() - t0 > 120000000000ull) {
+		if (ff_now_ns() - t0 > 120000000000ull) {
 			error("only %d of %d waiter threads started after 120 s",
 			      atomic_load(&w->ready), w->nthreads);
 			return -1;
@@ -340,7 +313,7 @@ static int waiters_start(struct waiters *w, int n)
 			return -1;
 		if (got == n)
 			return 0;
-		if (now_ns() - t0 > 120000000000ull) {
+		if (ff_now_ns() - t0 > 120000000000ull) {
 			error("only %ld of %d waiters queued after 120 s", got, n);
 			return -1;
 		}
@@ -491,14 +464,14 @@ static int victim(const char *km, int n, int prealloc, const struct cfg *c)
 		return 1;
 	}
 	for (i = 1; i <= rtt_total; i++) {
-		uint64_t t0 = now_ns();
+		uint64_t t0 = ff_now_ns();
 
 		__atomic_store_n(&ping, i, __ATOMIC_RELEASE);
 		futex_wake(&ping, 1);
 		while (__atomic_load_n(&pong, __ATOMIC_ACQUIRE) != i)
 			futex_wait(&pong, i - 1);
 		if (i > warm)
-			lat[i - warm - 1] = now_ns() - t0;
+			lat[i - warm - 1] = ff_now_ns() - t0;
 	}
 	pthread_join(th, NULL);
 	report_lat("victim-rtt", km, param, lat, c->rtt_iters);
@@ -631,7 +604,7 @@ static int cmd_noisy(const char *modes_s, const char *levels_s)
 		if (set_policy(modes[i] == 4 ? 1 : modes[i]))
 			return 1;
 		for (j = 0; j < nl; j++) {
-			uint64_t t0 = now_ns();
+			uint64_t t0 = ff_now_ns();
 
 			if (noisy_level(km, lv[j], modes[i] == 4, &c)) {
 				error("noisy: %s with %d neighbour waiters failed", km, lv[j]);
@@ -639,7 +612,7 @@ static int cmd_noisy(const char *modes_s, const char *levels_s)
 				continue;
 			}
 			progress("noisy %s N=%d done in %.1f s", km, lv[j],
-				 (now_ns() - t0) / 1e9);
+				 (ff_now_ns() - t0) / 1e9);
 		}
 	}
 	set_policy(1);
@@ -682,9 +655,9 @@ static int switch_child(int n, int variant)
 	if (variant == 1) {
 		long s;
 
-		t0 = now_ns();
+		t0 = ff_now_ns();
 		s = futex_prealloc(n > 16 ? n : 0);
-		t1 = now_ns();
+		t1 = ff_now_ns();
 		if (s < 0) {
 			error("switch: FUTEX_PREALLOC_HASH with %d waiters: %s", n, strerror(errno));
 			ret = 1;
@@ -695,9 +668,9 @@ static int switch_child(int n, int variant)
 		for (i = 0; i < 64; i++) {
 			uint32_t *f = &sprobe[(i % NPROBE) * STRIDE];
 
-			t0 = now_ns();
+			t0 = ff_now_ns();
 			futex_wake(f, 1);
-			t1 = now_ns();
+			t1 = ff_now_ns();
 			if (i < 32) {
 				first += t1 - t0;
 				if (t1 - t0 > fmax)

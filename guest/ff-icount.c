@@ -92,33 +92,7 @@
 static const char *kernel_label = "kernel";
 static int loops = 5, calls = 20000;
 
-static void out(const char *fmt, ...)
-{
-	char buf[512];
-	va_list ap;
-	int n;
-
-	va_start(ap, fmt);
-	n = vsnprintf(buf, sizeof(buf) - 1, fmt, ap);
-	va_end(ap);
-	if (n < 0)
-		return;
-	if (n > (int)sizeof(buf) - 2)
-		n = sizeof(buf) - 2;
-	buf[n++] = '\n';
-	if (write(STDOUT_FILENO, buf, n) < 0)
-		_exit(3);
-}
-
-#define error(fmt, ...) out("FFB-ERROR ff-icount: " fmt, ##__VA_ARGS__)
-
-static inline uint64_t now_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ull + ts.tv_nsec;
-}
+#define error(fmt, ...) ff_out("FFB-ERROR ff-icount: " fmt, ##__VA_ARGS__)
 
 /* The futex words: private ones in .bss, shared ones in a shmem page. */
 static uint32_t pw[64] __attribute__((aligned(64)));
@@ -239,15 +213,15 @@ static int measure(const char *km, const struct op *o)
 		return -1;
 	}
 	for (l = 0; l < loops; l++) {
-		uint64_t t0 = now_ns(), t;
+		uint64_t t0 = ff_now_ns(), t;
 
 		for (i = 0; i < calls; i++)
 			do_op(o->id, o->shared);
-		t = now_ns() - t0;
+		t = ff_now_ns() - t0;
 		if (t < best)
 			best = t;
 	}
-	out("BENCH icount %s %s insn_per_call %.1f", km, o->name, (double)best / calls);
+	ff_out("BENCH icount %s %s insn_per_call %.1f", km, o->name, (double)best / calls);
 	return 0;
 }
 
@@ -306,7 +280,7 @@ static int run_mode(const char *mode, const char *km, const char *oplist)
 		if (wanted(oplist, ops[i].name) && measure(km, &ops[i]))
 			ret = 1;
 	slots = table_slots();
-	out("BENCH icount-slots %s - slots %ld", km, slots);
+	ff_out("BENCH icount-slots %s - slots %ld", km, slots);
 	if (slots >= 0) {
 		int want_table = !strcmp(mode, "2") || !strcmp(mode, "3") ||
 				 !strcmp(mode, "prealloc") || !strcmp(mode, "prctl");
@@ -392,7 +366,7 @@ int main(int argc, char **argv)
 			error("%s: measuring process failed", km);
 			ret = 1;
 		}
-		out("FFB-PROGRESS icount %s done", km);
+		ff_out("FFB-PROGRESS icount %s done", km);
 	}
 	if (have_policy) {
 		snprintf(buf, sizeof(buf), "%d\n", old_policy);

@@ -103,33 +103,7 @@ static char size_label[32] = "default";
 static int periods = 2000, period_us = 1000, nwaiters = 1000, prio = 80, cpu;
 static int have_policy;
 
-static void out(const char *fmt, ...)
-{
-	char buf[512];
-	va_list ap;
-	int n;
-
-	va_start(ap, fmt);
-	n = vsnprintf(buf, sizeof(buf) - 1, fmt, ap);
-	va_end(ap);
-	if (n < 0)
-		return;
-	if (n > (int)sizeof(buf) - 2)
-		n = sizeof(buf) - 2;
-	buf[n++] = '\n';
-	if (write(STDOUT_FILENO, buf, n) < 0)
-		_exit(3);
-}
-
-#define error(fmt, ...) out("FFB-ERROR ff-rtlat: " fmt, ##__VA_ARGS__)
-
-static inline uint64_t now_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ull + ts.tv_nsec;
-}
+#define error(fmt, ...) ff_out("FFB-ERROR ff-rtlat: " fmt, ##__VA_ARGS__)
 
 static long fx(uint32_t *u, int op, uint32_t val)
 {
@@ -399,7 +373,7 @@ static void *fifo_thread(void *p)
 		t.tv_nsec = target % 1000000000ull;
 		while (clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &t, NULL) == EINTR)
 			;
-		now = now_ns();
+		now = ff_now_ns();
 		late[i] = now > target ? now - target : 0;
 		/* Overran by whole periods: skip them, cyclictest-style. */
 		while (now > target + (uint64_t)period_us * 1000)
@@ -437,7 +411,7 @@ static int run_case(const char *c)
 
 	snprintf(km, sizeof(km), "%s/%s", kernel_label, c);
 	if (!strncmp(c, "prctl", 5) && !have_policy) {
-		out("FFB-PROGRESS rtlat %s: n/a (no PR_FUTEX_HASH)", km);
+		ff_out("FFB-PROGRESS rtlat %s: n/a (no PR_FUTEX_HASH)", km);
 		return 0;
 	}
 	if (!strcmp(c, "fork-conflict")) {
@@ -457,13 +431,13 @@ static int run_case(const char *c)
 		return 1;
 	if (trig == 0)
 		_exit(trigger(c));
-	t0 = now_ns();
+	t0 = ff_now_ns();
 	while (!atomic_load(&sh->ready)) {
 		if (waitpid(trig, &st, WNOHANG) == trig) {
 			error("%s: the trigger exited during its set-up", km);
 			return 1;
 		}
-		if (now_ns() - t0 > 300000000000ull) {
+		if (ff_now_ns() - t0 > 300000000000ull) {
 			error("%s: the trigger did not get ready in 300 s", km);
 			kill(trig, SIGKILL);
 			waitpid(trig, &st, 0);
@@ -500,15 +474,15 @@ static int run_case(const char *c)
 	for (i = 0; i < periods; i++)
 		ngt += late[i] > 100000;
 	qsort(late, periods, sizeof(*late), cmp_u64);
-	out("BENCH rtlat %s %s max_late_us %.1f", km, size_label, late[periods - 1] / 1e3);
-	out("BENCH rtlat %s %s p99_late_us %.1f", km, size_label,
+	ff_out("BENCH rtlat %s %s max_late_us %.1f", km, size_label, late[periods - 1] / 1e3);
+	ff_out("BENCH rtlat %s %s p99_late_us %.1f", km, size_label,
 	    late[(size_t)(0.99 * (periods - 1))] / 1e3);
-	out("BENCH rtlat %s %s p50_late_us %.1f", km, size_label, late[(periods - 1) / 2] / 1e3);
-	out("BENCH rtlat %s %s late_gt100us %ld", km, size_label, ngt);
-	out("BENCH rtlat %s %s periods %d", km, size_label, periods);
-	out("BENCH rtlat %s %s triggers %ld", km, size_label, atomic_load(&sh->triggers));
-	out("BENCH rtlat %s %s switched %ld", km, size_label, atomic_load(&sh->switched));
-	out("FFB-PROGRESS rtlat %s size %s: max %.0f us, %ld late > 100 us, %ld triggers",
+	ff_out("BENCH rtlat %s %s p50_late_us %.1f", km, size_label, late[(periods - 1) / 2] / 1e3);
+	ff_out("BENCH rtlat %s %s late_gt100us %ld", km, size_label, ngt);
+	ff_out("BENCH rtlat %s %s periods %d", km, size_label, periods);
+	ff_out("BENCH rtlat %s %s triggers %ld", km, size_label, atomic_load(&sh->triggers));
+	ff_out("BENCH rtlat %s %s switched %ld", km, size_label, atomic_load(&sh->switched));
+	ff_out("FFB-PROGRESS rtlat %s size %s: max %.0f us, %ld late > 100 us, %ld triggers",
 	    km, size_label, late[periods - 1] / 1e3, ngt, atomic_load(&sh->triggers));
 	return 0;
 }

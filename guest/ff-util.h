@@ -1,15 +1,50 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * Small file helpers shared by the guest programs (sysctls, /proc, debugfs).
+ * Small helpers shared by the guest programs: output lines, time, files
+ * (sysctls, /proc, debugfs).
  */
 #ifndef FF_UTIL_H
 #define FF_UTIL_H
 
 #include <errno.h>
+#include <stdarg.h>
+#include <stdint.h>
 #include <fcntl.h>
 #include <stdio.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
+
+/*
+ * Print one line (a newline is added) with a single write(): several
+ * processes share the console. Exit with 3 if stdout is gone.
+ */
+static inline __attribute__((format(printf, 1, 2))) void ff_out(const char *fmt, ...)
+{
+	char buf[512];
+	va_list ap;
+	int n;
+
+	va_start(ap, fmt);
+	n = vsnprintf(buf, sizeof(buf) - 1, fmt, ap);
+	va_end(ap);
+	if (n < 0)
+		return;
+	if (n > (int)sizeof(buf) - 2)
+		n = sizeof(buf) - 2;
+	buf[n++] = '\n';
+	if (write(STDOUT_FILENO, buf, n) < 0)
+		_exit(3);
+}
+
+/* CLOCK_MONOTONIC in ns (instructions, under QEMU -icount shift=0) */
+static inline uint64_t ff_now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ull + ts.tv_nsec;
+}
 
 /*
  * The host names the kernel on the command line, ff.label=NAME: return NAME,
