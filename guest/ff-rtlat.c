@@ -37,6 +37,7 @@
  *			first op, then queue 128 private waiters (a futex_waitv
  *			thread) four times, a FUTEX_WAKE after each, so that
  *			collisions grow the table, and exit
+ * (The trigger processes live in ff-switch.h, shared with ff-rtswitch.)
  * On a kernel without kernel.futex_private_hash (vanilla) the prctl cases
  * are skipped (n/a) and the others run the same system calls as a baseline
  * (FUTEX_PREALLOC_HASH fails with ENOSYS there).
@@ -92,23 +93,17 @@
 #include "ff-abi.h"
 #include "ff-util.h"
 
-#define SYSCTL_POLICY	"/proc/sys/kernel/futex_private_hash"
-#define SYSCTL_MAXBITS	"/proc/sys/kernel/futex_private_max_hash_bits"
-#define NEIGH_WAITERS	4096
-#define WAITV_MAX	128
-#define STACK		(64 * 1024)
+#include "ff-switch.h"
+
+#define SYSCTL_POLICY	FF_SW_SYSCTL_POLICY
+#define SYSCTL_MAXBITS	FF_SW_SYSCTL_MAXBITS
 
 static const char *kernel_label = "kernel";
 static char size_label[32] = "default";
-static int periods = 2000, period_us = 1000, nwaiters = 1000, prio = 80, cpu;
+static int periods = 2000, period_us = 1000, prio = 80, cpu;
 static int have_policy;
 
 #define error(fmt, ...) ff_out("FFB-ERROR ff-rtlat: " fmt, ##__VA_ARGS__)
-
-static long fx(uint32_t *u, int op, uint32_t val)
-{
-	return syscall(SYS_futex, u, op, val, NULL, NULL, 0);
-}
 
 static int set_sysctl(const char *path, int v)
 {
@@ -122,234 +117,8 @@ static int set_sysctl(const char *path, int v)
 	return 0;
 }
 
-/* Slots of the calling process's private table, 0 global, -1 unknown. */
-static long my_slots(void)
-{
-	long r = prctl(PR_FUTEX_HASH, PR_FUTEX_HASH_GET_SLOTS, 0, 0, 0);
-	char line[128];
-	FILE *f;
-
-	if (r >= 0)
-		return r;
-	f = fopen("/proc/self/futex_hash", "r");
-	if (!f)
-		return -1;
-	while (fgets(line, sizeof(line), f))
-		if (sscanf(line, "slots: %ld", &r) == 1)
-			break;
-	fclose(f);
-	return r;
-}
-
-/* ---- shared state between the measurer and the trigger ---- */
-
-struct shared {
-	atomic_int stop;
-	atomic_int ready;
-	atomic_long triggers;
-	atomic_long switched;
-};
-static struct shared *sh;
-
-/* ---- trigger side ---- */
-
-static uint32_t *wwords;
-static atomic_int wstarted;
-
-static void *waiter(void *p)
-{
-	uint32_t *w = p;
-
-	atomic_fetch_add(&wstarted, 1);
-	while (!sh->stop)
-		fx(w, FUTEX_WAIT_PRIVATE, 0);
-	return NULL;
-}
-
-static int start_waiters(int n)
-{
-	pthread_attr_t attr;
-	pthread_t th;
-	int i;
-
-	wwords = calloc(n, sizeof(*wwords));
-	if (!wwords)
-		return -1;
-	pthread_attr_init(&attr);
-	pthread_attr_setstacksize(&attr, STACK);
-	for (i = 0; i < n; i++) {
-		errno = pthread_create(&th, &attr, waiter, &wwords[i]);
-		if (errno) {
-			error("waiter thread %d of %d: %s", i, n, strerror(errno));
-			return -1;
-		}
-	}
-	while (atomic_load(&wstarted) < n)
-		usleep(1000);
-	usleep(50000);	/* all of them into FUTEX_WAIT */
-	return 0;
-}
-
-static void *exit_thread(void *p)
-{
-	return p;
-}
-
-static uint32_t gwords[WAITV_MAX * 4] __attribute__((aligned(64)));
-
-static void *waitv_thread(void *p)
-{
-	struct futex_waitv v[WAITV_MAX];
-	int round, j;
-
-	(void)p;
-	for (round = 0; round < 4; round++) {
-		memset(v, 0, sizeof(v));
-		for (j = 0; j < WAITV_MAX; j++) {
-			v[j].uaddr = (uintptr_t)&gwords[j * 4];
-			v[j].val = round;
-			v[j].flags = FUTEX2_SIZE_U32 | FUTEX2_PRIVATE;
-		}
-		syscall(SYS_futex_waitv, v, WAITV_MAX, 0, NULL, CLOCK_MONOTONIC);
-	}
-	return NULL;
-}
-
-/* One child of the fork cases; exit status 0 if it made a switch. */
-static int child(const char *c)
-{
-	static uint32_t probe[NEIGH_WAITERS];
-	uint32_t word = 0;
-	pthread_t th;
-	int i, round;
-
-	if (!strcmp(c, "fork-prealloc"))
-		return fx(NULL, FUTEX_PREALLOC_HASH | FUTEX_PRIVATE_FLAG, 16) > 0 ? 0 : 1;
-	if (!strcmp(c, "fork-firstop")) {
-		fx(&word, FUTEX_WAKE_PRIVATE, 1);
-		return my_slots() > 0 ? 0 : 1;
-	}
-	if (!strcmp(c, "fork-conflict")) {
-		for (i = 0; i < NEIGH_WAITERS; i++) {
-			fx(&probe[i], FUTEX_WAKE_PRIVATE, 1);
-			if (i % 64 == 63 && my_slots() > 0)
-				return 0;
-		}
-		return 1;
-	}
-	if (!strcmp(c, "fork-thread")) {
-		if (pthread_create(&th, NULL, exit_thread, NULL))
-			return 2;
-		pthread_join(th, NULL);
-		return my_slots() > 0 ? 0 : 1;
-	}
-	if (!strcmp(c, "growth")) {
-		fx(&word, FUTEX_WAKE_PRIVATE, 1);
-		if (pthread_create(&th, NULL, waitv_thread, NULL))
-			return 2;
-		for (round = 0; round < 4; round++) {
-			usleep(2000);	/* let it queue its 128 */
-			for (i = 0; i < WAITV_MAX; i++)
-				__atomic_store_n(&gwords[i * 4], round + 1, __ATOMIC_RELEASE);
-			fx(&gwords[0], FUTEX_WAKE_PRIVATE, 1);
-		}
-		pthread_join(th, NULL);
-		return my_slots() > 16 ? 0 : 1;
-	}
-	return 2;
-}
-
-static int trigger(const char *c)
-{
-	long n = 0, ok = 0;
-
-	if (!strcmp(c, "prctl-waiters") && start_waiters(nwaiters))
-		return 1;
-	sh->ready = 1;
-	if (!strcmp(c, "quiet")) {
-		while (!atomic_load(&sh->stop))
-			syscall(SYS_getppid);
-		return 0;
-	}
-	while (!atomic_load(&sh->stop)) {
-		if (!strncmp(c, "prctl", 5)) {
-			ok += prctl(PR_FUTEX_HASH, PR_FUTEX_HASH_SET_SLOTS, 65536, 0, 0) == 0;
-			ok += prctl(PR_FUTEX_HASH, PR_FUTEX_HASH_SET_SLOTS, 2, 0, 0) == 0;
-			n += 2;
-		} else {
-			pid_t pid = fork();
-			int st;
-
-			if (pid == 0)
-				_exit(child(c));
-			if (pid < 0 || waitpid(pid, &st, 0) != pid) {
-				error("%s: fork/waitpid: %s", c, strerror(errno));
-				return 1;
-			}
-			n++;
-			ok += WIFEXITED(st) && WEXITSTATUS(st) == 0;
-		}
-		atomic_store(&sh->triggers, n);
-		atomic_store(&sh->switched, ok);
-	}
-	if (!strcmp(c, "prctl-waiters"))
-		_exit(0);	/* the waiters stay blocked: exit takes them */
-	return 0;
-}
-
-/* The neighbour of fork-conflict: NEIGH_WAITERS private waiters. */
-static void *neigh_thread(void *p)
-{
-	struct futex_waitv v[WAITV_MAX];
-	uint32_t *w = p;
-	int j;
-
-	memset(v, 0, sizeof(v));
-	for (j = 0; j < WAITV_MAX; j++) {
-		v[j].uaddr = (uintptr_t)&w[j];
-		v[j].flags = FUTEX2_SIZE_U32 | FUTEX2_PRIVATE;
-	}
-	atomic_fetch_add(&wstarted, 1);
-	syscall(SYS_futex_waitv, v, WAITV_MAX, 0, NULL, CLOCK_MONOTONIC);
-	return NULL;
-}
-
-static pid_t start_neighbour(void)
-{
-	int p[2];
-	pid_t pid;
-	char c;
-
-	if (pipe(p))
-		return -1;
-	pid = fork();
-	if (pid == 0) {
-		static uint32_t w[NEIGH_WAITERS];
-		pthread_attr_t attr;
-		pthread_t th;
-		int i;
-
-		pthread_attr_init(&attr);
-		pthread_attr_setstacksize(&attr, STACK);
-		for (i = 0; i < NEIGH_WAITERS / WAITV_MAX; i++)
-			if (pthread_create(&th, &attr, neigh_thread, &w[i * WAITV_MAX]))
-				_exit(1);
-		while (atomic_load(&wstarted) < NEIGH_WAITERS / WAITV_MAX)
-			usleep(1000);
-		usleep(100000);
-		if (write(p[1], "R", 1) != 1)
-			_exit(1);
-		for (;;)
-			pause();
-	}
-	close(p[1]);
-	if (pid < 0 || read(p[0], &c, 1) != 1) {
-		close(p[0]);
-		return -1;
-	}
-	close(p[0]);
-	return pid;
-}
+/* The trigger cases, their children and the neighbour: ff-switch.h */
+static struct ff_sw_shared *sh;
 
 /* ---- measurer ---- */
 
@@ -389,15 +158,6 @@ static int cmp_u64(const void *a, const void *b)
 	return x < y ? -1 : x > y;
 }
 
-static int policy_for(const char *c)
-{
-	if (!strcmp(c, "fork-firstop") || !strcmp(c, "growth"))
-		return 2;
-	if (!strcmp(c, "fork-thread"))
-		return 3;
-	return 1;
-}
-
 static int run_case(const char *c)
 {
 	struct sched_param sp = { .sched_priority = prio };
@@ -417,20 +177,20 @@ static int run_case(const char *c)
 	if (!strcmp(c, "fork-conflict")) {
 		if (have_policy && set_sysctl(SYSCTL_POLICY, 0))
 			return 1;
-		neigh = start_neighbour();
+		neigh = ff_sw_start_neighbour();
 		if (neigh < 0) {
 			error("%s: the neighbour did not start", km);
 			return 1;
 		}
 	}
-	if (have_policy && set_sysctl(SYSCTL_POLICY, policy_for(c)))
+	if (have_policy && set_sysctl(SYSCTL_POLICY, ff_sw_policy_for(c)))
 		return 1;
 	memset(sh, 0, sizeof(*sh));
 	trig = fork();
 	if (trig < 0)
 		return 1;
 	if (trig == 0)
-		_exit(trigger(c));
+		_exit(ff_sw_trigger(c));
 	t0 = ff_now_ns();
 	while (!atomic_load(&sh->ready)) {
 		if (waitpid(trig, &st, WNOHANG) == trig) {
@@ -511,10 +271,9 @@ static void size_from_klog(void)
 
 int main(int argc, char **argv)
 {
-	const char *cases = "quiet,prctl,prctl-waiters,fork-prealloc,fork-firstop,"
-			    "fork-conflict,fork-thread,growth";
+	const char *cases = FF_SW_CASES;
 	int old_policy, old_maxbits, opt, ret = 0;
-	char buf[256], needle[64], *tok, *save;
+	char buf[256], *tok, *save;
 	cpu_set_t set;
 
 	setvbuf(stdout, NULL, _IONBF, 0);
@@ -526,7 +285,7 @@ int main(int argc, char **argv)
 		case 'c': cases = optarg; break;
 		case 'p': periods = atoi(optarg); break;
 		case 'P': period_us = atoi(optarg); break;
-		case 'w': nwaiters = atoi(optarg); break;
+		case 'w': ff_sw_nwaiters = atoi(optarg); break;
 		case 'r': prio = atoi(optarg); break;
 		case 'C': cpu = atoi(optarg); break;
 		case 's': snprintf(size_label, sizeof(size_label), "%s", optarg); break;
@@ -536,7 +295,7 @@ int main(int argc, char **argv)
 			return 2;
 		}
 	}
-	if (periods < 1 || period_us < 1 || nwaiters < 0)
+	if (periods < 1 || period_us < 1 || ff_sw_nwaiters < 0)
 		return 2;
 	CPU_ZERO(&set);
 	CPU_SET(cpu, &set);
@@ -548,7 +307,9 @@ int main(int argc, char **argv)
 	if (have_policy && old_maxbits >= 0 && old_maxbits < 16 && set_sysctl(SYSCTL_MAXBITS, 16))
 		ret = 1;
 
+	ff_sw_errpfx = "FFB-ERROR ff-rtlat: ";
 	sh = mmap(NULL, sizeof(*sh), PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+	ff_sw = sh;
 	late = calloc(periods, sizeof(*late));
 	if (sh == MAP_FAILED || !late)
 		return 1;
@@ -571,9 +332,7 @@ int main(int argc, char **argv)
 	}
 	snprintf(buf, sizeof(buf), "%s", cases);
 	for (tok = strtok_r(buf, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
-		snprintf(needle, sizeof(needle), ",%s,", tok);
-		if (!strstr(",quiet,prctl,prctl-waiters,fork-prealloc,fork-firstop,"
-			    "fork-conflict,fork-thread,growth,", needle)) {
+		if (!ff_sw_known(tok)) {
 			error("unknown case %s", tok);
 			ret = 1;
 			continue;

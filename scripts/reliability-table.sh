@@ -37,9 +37,27 @@ function val(key,   i, n, kv) {
 /# badinput-summary:/ { bcases += val("cases"); bfail += val("failed") }
 /# fuzz-summary:/ { fuzzs += val("seconds"); fuzzc += val("syscalls") }
 /# kmemleak-summary:/ { leaks += val("leaks"); kl = 1 }
+# ff-rtswitch: FIFO wait/wake during switches by every path
+/# rtswitch-summary:/ {
+	rs = 1; rcases += val("cases"); rfail += val("failed"); rsw += val("switched")
+	lost += val("lost") + val("stalls"); rerr += val("errors")
+	if (val("max_late_us") > rlate) rlate = val("max_late_us")
+	if (val("max_rtt_us") > rrtt) rrtt = val("max_rtt_us")
+}
+# ff-pilat: FIFO lock_pi/unlock_pi while a sibling switches under failslab
+/# pilat-summary:/ {
+	ps = 1; pfail += val("failed"); pops += val("lock_pi"); pcalls += val("calls")
+	penomem += val("enomem"); pfaults += val("faults"); perr += val("errors")
+	if (val("max_lock_us") > plock) plock = val("max_lock_us")
+	if (val("max_unlock_us") > punlock) punlock = val("max_unlock_us")
+}
 END {
-	printf "| %s | %d (%d runs) | %d / %d / %d / %d | %d / %d | %d (%d cases, %d failed) | %d cases, %d failed | %d s, %d calls | %s | %d | %d (%d spurious) | %s |\n",
+	fifo = rs ? sprintf("%d cases, %d switches, worst %.1f / %.1f ms, %d failed", rcases, rsw,
+			    rlate / 1000, rrtt / 1000, rfail + rerr) : "n/a"
+	pi = ps ? sprintf("%d locks, %d ENOMEM of %d calls (%d faults), worst %.1f / %.1f ms, %d failed",
+			  pops, penomem, pcalls, pfaults, plock / 1000, punlock / 1000, pfail) : "n/a"
+	printf "| %s | %d (%d runs) | %d / %d / %d / %d | %d / %d | %d (%d cases, %d failed) | %d cases, %d failed | %d s, %d calls | %s | %s | %s | %d | %d (%d spurious) | %s |\n",
 		label, ops, runs, resizes, switches, growths, migrated, forks, execs,
-		faults, icases, ifail, bcases, bfail, fuzzs, fuzzc,
+		faults, icases, ifail, bcases, bfail, fuzzs, fuzzc, fifo, pi,
 		kl ? leaks "" : "n/a", splats, lost + failed, spurious, verdict
 }' "$log"
