@@ -4,10 +4,10 @@
 TREE    ?= build/linux
 SUITES  ?= futex-selftests,fastfutex,reliability
 QUICK   ?= 0
-# make bench PARTS=icount,rtlat: only some parts (wall,2014,icount,rtlat)
+# make bench PARTS=icount,rtlat: only some parts (wall,2014,icount,rtlat,perf)
 PARTS   ?=
 
-.PHONY: help deps tree export test test-rt run check bench clean
+.PHONY: help deps tree export test test-rt run perf check bench clean
 
 help:
 	@echo "make deps     install the Debian packages the harness needs"
@@ -15,9 +15,10 @@ help:
 	@echo "make export   regenerate patches/ from $(TREE)'s commits since 'base'"
 	@echo "make test     debug kernel (lockdep, KASAN): all suites + harness self-test"
 	@echo "make test-rt  the same on PREEMPT_RT"
-	@echo "make run      boot the patched kernel to an interactive shell"
+	@echo "make run      boot the patched kernel to an interactive shell (perf-tree inside after 'make perf')"
+	@echo "make perf     build the tree's perf (static, perf bench with -b, --prealloc, --node)"
 	@echo "make check    checkpatch --strict on the series, shellcheck on scripts"
-	@echo "make bench    vanilla vs fastfutex benchmark (QUICK=1: CI subset; PARTS=wall,2014,icount,rtlat)"
+	@echo "make bench    vanilla vs fastfutex benchmark (QUICK=1: CI subset; PARTS=wall,2014,icount,rtlat,perf)"
 
 deps:
 	scripts/deps.sh
@@ -36,10 +37,16 @@ test: tree
 test-rt: tree
 	scripts/test.sh $(TREE) rt $(SUITES) --no-selftest
 
+PERF_TREE = build/out/$(notdir $(TREE))-perf/perf
+
 run: tree
 	scripts/build-kernel.sh $(TREE) build/out/$(notdir $(TREE))-base configs/base.config >/dev/null
-	scripts/pack-guest.sh $(TREE) build/guest/run build/guest/run.cpio.gz --tools
+	scripts/pack-guest.sh $(TREE) build/guest/run build/guest/run.cpio.gz --tools \
+		$(if $(wildcard $(PERF_TREE)),--tree-perf $(PERF_TREE))
 	scripts/boot.sh build/out/$(notdir $(TREE))-base/arch/x86/boot/bzImage build/guest/run.cpio.gz shell -
+
+perf: tree
+	scripts/build-perf.sh $(TREE) $(dir $(PERF_TREE))
 
 check: deps $(TREE)/Makefile
 	scripts/check.sh $(TREE)

@@ -12,7 +12,7 @@ set -euo pipefail
 raw=${1:?usage: bench-report.sh <raw.csv> <outdir> [quick] [parts]}
 outdir=${2:?missing output dir}
 quick=${3:-0}
-parts=${4:-wall,2014,icount,rtlat}
+parts=${4:-wall,2014,icount,rtlat,perf}
 [ -f "$raw" ] || { echo "bench-report: error: $raw not found" >&2; exit 1; }
 mkdir -p "$outdir"
 
@@ -123,9 +123,9 @@ if "wall" in parts:
         p("| %s | %s |" % (name, " | ".join(fmt(get("neigh-hash", km, n, "slots"), "n") for n in levels)))
     p()
 
-    p("## 3. perf bench futex: patched / vanilla (TCG wall clock)")
+    p("## 3. perf bench futex (Debian perf 6.1): patched / vanilla (TCG wall clock)")
     p()
-    p("Median of the repeats; spread = (max - min) / median over the repeats. ops/s: higher is better; ms: lower is better. "
+    p("Debian 12's perf 6.1 (`/usr/bin/perf`) on both kernels, driven by ff-bench perf. Median of the repeats; spread = (max - min) / median over the repeats. ops/s: higher is better; ms: lower is better. "
       "Patched kernel with the policy off (m0: the lookup code only) and with the default policy (m1). speed = patched speed / vanilla speed (ops/s ratio, or the inverse ratio of "
       "ms): >= 1.00 means the patched kernel is not slower; compare the distance from 1.00 with the spreads.")
     p()
@@ -164,7 +164,7 @@ if "wall" in parts:
     p()
 
 if not quick and "2014" in parts:
-    p("## 4. The 2014 table: perf bench futex hash, 8 vCPUs, global table (policy 0) (TCG wall clock)")
+    p("## 4. The 2014 table: perf bench futex hash (Debian perf 6.1), 8 vCPUs, global table (policy 0) (TCG wall clock)")
     p()
     hs = {b: get("hashsize", b, "-", "entries") for b in ("vanilla-8cpu", "patched-8cpu", "patched-8cpu-hs256")}
     p("Global table entries printed at boot: " + ", ".join("%s %s" % (b, fmt(v, "n")) for b, v in hs.items()) + ".")
@@ -352,6 +352,114 @@ if "rtlat" in parts and (rt_sizes or rt_vsize):
                              fmt(rcell(k + c, s_, "triggers"), "n"), fmt(rcell(k + c, s_, "switched"), "n")))
         p("| %s | %s |" % (name, " | ".join(cells)))
     p()
+
+# ---- the tree's perf bench futex ----
+def tp_stats(wl, km, param, metric):
+    v = data.get((wl, km, param, metric))
+    if not v:
+        return None, None
+    med = statistics.median(v)
+    return med, ((max(v) - min(v)) / med * 100 if med else 0)
+
+tp_have = any(k[0].startswith("tperf-") for k in data)
+if "perf" in parts and tp_have:
+    p("## 9. perf bench futex, the tree's perf: -b, --prealloc, policies, --node (TCG wall clock)")
+    p()
+    p("**tree perf** = `perf` built from the patched tree's tools/perf with the series' perf patches "
+      "(scripts/build-perf.sh, static, `/usr/bin/perf-tree` in the guest), on both kernels; vanilla 6.12 "
+      "has no PR_FUTEX_HASH and no FUTEX_PREALLOC_HASH, so it runs without -b and --prealloc (which fail "
+      "there, see the last table). 4 vCPUs, 2 NUMA nodes. Median of the repeats (guest/ff-perf, "
+      "guest/suites/bench-perf*.txt), spread = (max - min) / median. slots = the hash in effect as perf "
+      "printed it after the run (PR_FUTEX_HASH_GET_SLOTS; 0 = global hash). Policy 1 (the default) unless "
+      "the row says otherwise.")
+    p()
+    p("### perf bench futex hash (tree perf): ops/s, in brackets relative to vanilla at the same thread count")
+    p()
+    rows = [("vanilla/global", "vanilla, no option")]
+    rows += [("patched/auto-m%d" % m, "patched, no option, policy %s" % n) for m, n in
+             ((0, "0 (off)"), (1, "1 (first conflict, default)"), (2, "2 (first private op)"), (3, "3 (second thread)"))]
+    rows += [("patched/b0", "patched -b 0 (global hash)")]
+    rows += [("patched/b%d" % b, "patched -b %d" % b) for b in (16, 64, 256, 1024, 4096, 16384, 65536)]
+    rows += [("patched/prealloc%d" % b, "patched --prealloc %d" % b) for b in (0, 16, 1024, 65536)]
+    p("| hash (tree perf) | t1 ops/s | t2 ops/s | t4 ops/s | slots t1/t2/t4 | largest spread |")
+    p("|---|---:|---:|---:|---|---:|")
+    for km, name in rows:
+        if not any(k[0] == "tperf-hash" and k[1] == km for k in data):
+            continue
+        cells, spreads, slots = [], [], []
+        for t in ("t1", "t2", "t4"):
+            v, sp = tp_stats("tperf-hash", km, t, "ops_per_s")
+            vv, _ = tp_stats("tperf-hash", "vanilla/global", t, "ops_per_s")
+            if v is None:
+                cells.append("n/a")
+            else:
+                cells.append("%.0f (%s)" % (v, fmt(v / vv if vv else None)))
+                spreads.append(sp)
+            sl = get("tperf-hash", km, t, "slots")
+            slots.append(fmt(sl, "n"))
+        p("| %s | %s | %s | %s |" % (name, " | ".join(cells), "/".join(slots),
+          "%.0f%%" % max(spreads) if spreads else "n/a"))
+    p()
+    p("### --node (tree perf): threads, futex words and memory policy bound to one NUMA node, 2 threads")
+    p()
+    p("A 2-core TCG host has no NUMA latencies: these rows show that the binding works (and where the "
+      "private hash landed: perf checks /proc/self/futex_hash's node), not a NUMA effect.")
+    p()
+    p("| kernel / options | hash t2 ops/s | slots | private hash on the node | lock-pi -M t2 ops/s |")
+    p("|---|---:|---:|---|---:|")
+    nodes = sorted({k[1] for k in data if k[0] in ("tperf-hash", "tperf-lock-pi") and "/node" in k[1]
+                    and k[3] == "ops_per_s"})
+    for km in nodes:
+        kern, mode = km.split("/", 1)
+        opts = "--node " + mode[4:].replace("-b", " -b ").replace("-prealloc", " --prealloc ")
+        h, _ = tp_stats("tperf-hash", km, "t2", "ops_per_s")
+        l, _ = tp_stats("tperf-lock-pi", km, "t2", "ops_per_s")
+        on = get("tperf-hash", km, "t2", "hash_on_node")
+        sl = get("tperf-hash", km, "t2", "slots")
+        p("| %s %s | %s | %s | %s | %s |" % (kern, opts, fmt(h, "n"), fmt(sl, "n"),
+          "yes" if on else ("n/a" if kern == "vanilla" or not sl else "no"), fmt(l, "n")))
+    p()
+    p("### lock-pi, wake, wake-parallel, requeue with -b (tree perf)")
+    p()
+    p("ops/s: higher is better; ms: lower is better; in brackets the speed relative to vanilla "
+      "(>= 1.00: not slower), then the spread of the repeats.")
+    p()
+    cols = [("vanilla/global", "vanilla"), ("patched/auto-m1", "patched, no option"), ("patched/b0", "patched -b 0"),
+            ("patched/b16", "patched -b 16"), ("patched/b1024", "patched -b 1024")]
+    p("| benchmark (tree perf) | metric | " + " | ".join(n for _, n in cols) + " |")
+    p("|---|---|" + "---:|" * len(cols))
+    for wl, param, metric in (("tperf-lock-pi", "t4", "ops_per_s"), ("tperf-wake", "t32", "ms"),
+                              ("tperf-wake-parallel", "t32", "ms"), ("tperf-requeue", "t32", "ms")):
+        vm, _ = tp_stats(wl, "vanilla/global", param, metric)
+        cells = []
+        for km, _ in cols:
+            v, sp = tp_stats(wl, km, param, metric)
+            if v is None:
+                cells.append("n/a")
+                continue
+            val = "%.0f" % v if metric != "ms" else "%.4f" % v
+            if km == "vanilla/global" or not vm:
+                cells.append("%s, %.0f%%" % (val, sp))
+            else:
+                cells.append("%s (%.2fx), %.0f%%" % (val, vm / v if metric == "ms" else v / vm, sp))
+        p("| %s %s | %s | %s |" % (wl[6:], param, metric, " | ".join(cells)))
+    p()
+    refused = sorted({(k[1], k[2], k[0]) for k in data if k[0].startswith("tperf-") and k[3] == "refused"})
+    if refused:
+        p("### Requests the kernel cannot honour fail, with the reason (tree perf)")
+        p()
+        p("Each run must exit non-zero with a `perf:` message naming the reason instead of measuring another "
+          "hash (the messages are in the guest logs).")
+        p()
+        p("| kernel | request | refused |")
+        p("|---|---|---|")
+        names = {"b0": "-b 0", "b3": "-b 3", "b16": "-b 16", "prealloc16": "--prealloc 16",
+                 "b16-m0": "-b 16 with policy 0", "prealloc16-m0": "--prealloc 16 with policy 0",
+                 "b16-prealloc16": "-b 16 --prealloc 16", "node2": "--node 2 (2 nodes)"}
+        for km, param, wl in refused:
+            kern, mode = km.split("/", 1)
+            p("| %s | %s | %s |" % (kern, names.get(mode, mode), "yes" if get(wl, km, param, "refused") else "no"))
+        p()
 
 text = "\n".join(out) + "\n"
 open(os.path.join(outdir, "summary.md"), "w").write(text)

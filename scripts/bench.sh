@@ -12,7 +12,10 @@
 #   parts: comma list of wall (TCG wall-clock suites), 2014 (8 vCPUs, perf
 #   bench futex hash), icount (instructions per call and the noisy-neighbour
 #   victim under QEMU -icount shift=0), rtlat (SCHED_FIFO lateness during
-#   table switches, -icount on one vCPU, one boot per global table size);
+#   table switches, -icount on one vCPU, one boot per global table size),
+#   perf (the tree's own perf bench futex with the series' options -b,
+#   --prealloc, --node, built from the patched tree by build-perf.sh:
+#   about 2 minutes of build on 2 cores, so QUICK leaves it out);
 #   default: all of them (QUICK: wall,icount).
 # Environment: BENCH_REUSE=1 reuses already-built bench kernels in a full
 # run too (as QUICK does), instead of rebuilding the trees first.
@@ -27,7 +30,7 @@ quick=${2:-0}
 [ "$quick" = 1 ] || quick=0
 parts=${3:-}
 if [ -z "$parts" ]; then
-	if [ "$quick" = 1 ]; then parts=wall,icount; else parts=wall,2014,icount,rtlat; fi
+	if [ "$quick" = 1 ]; then parts=wall,icount; else parts=wall,2014,icount,rtlat,perf; fi
 fi
 part() { [[ ",$parts," == *",$1,"* ]]; }
 cd "$top"
@@ -107,12 +110,34 @@ else
 	warn "$tree has no process-private hash patch yet (git log base..HEAD); patched columns are n/a"
 fi
 
+# ---- the tree's perf ----
+# perf bench futex with the series' options, built from the patched tree
+# (cached: rebuilt only when tools/ changed).  It runs on both kernels:
+# vanilla without the hash options, which it lacks.
+treeperf=()
+if part perf; then
+	wait_builds
+	step "tree perf: scripts/build-perf.sh $tree"
+	tpout=build/out/$(basename "$tree")-perf
+	scripts/build-perf.sh "$tree" "$tpout" | sed 's/^/  /' ||
+		die "tree perf: build failed (log $tpout/build.log)"
+	# (-h exits 129: no pipe into grep under pipefail.)
+	tphelp=$("$tpout/perf" bench futex hash -h 2>&1 || true)
+	if grep -q -- '--prealloc' <<<"$tphelp"; then
+		treeperf=(--tree-perf "$tpout/perf")
+	else
+		warn "tree perf: $tree's perf bench futex has no --buckets/--prealloc (perf patches not applied); part perf skipped"
+		parts=${parts//perf/}
+	fi
+fi
+
 # ---- guest ----
 # The same initramfs for both kernels: pack-guest.sh's image (programs built
-# against the patched tree's uapi) plus a second cpio with Debian's perf and
-# its libraries; the kernel unpacks concatenated archives in order.
+# against the patched tree's uapi, and the tree's perf as perf-tree) plus a
+# second cpio with Debian's perf and its libraries; the kernel unpacks
+# concatenated archives in order.
 step "guest: packing"
-scripts/pack-guest.sh "$tree" "$work/guest" "$work/guest.cpio.gz" | sed 's/^/  /'
+scripts/pack-guest.sh "$tree" "$work/guest" "$work/guest.cpio.gz" "${treeperf[@]}" | sed 's/^/  /'
 perfbin=$(command -v perf || true)
 [ -n "$perfbin" ] || die "perf missing on the host (apt-get install linux-perf)"
 perfcpio=$work/perf.cpio.gz
@@ -211,6 +236,12 @@ if [ "$quick" = 0 ] && part rtlat; then
 			FF_ICOUNT=1 FF_CPUS=1 FF_NODES=1 boot "patched-rtlat-hs$hs" "$pimg" bench-rtlat 2700 "futex_hashsize=$hs"
 		done
 	fi
+fi
+
+if part perf; then
+	# The tree's perf bench futex: -b, --prealloc, policies, --node.
+	boot vanilla-perf "$vimg" bench-perf-vanilla 900
+	[ -z "$pimg" ] || boot patched-perf "$pimg" bench-perf 3000
 fi
 
 # ---- report ----

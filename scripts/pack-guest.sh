@@ -1,18 +1,30 @@
 #!/usr/bin/env bash
 # Pack the guest initramfs: busybox, the tree's futex selftests (built
 # static against the tree's own uapi headers), the harness's guest programs
-# and suites, and optionally Debian's perf, stress-ng, rt-tests and trinity
-# with their shared libraries.
+# and suites, optionally Debian's perf, stress-ng, rt-tests and trinity
+# with their shared libraries (--tools), and optionally the tree's own perf
+# as /usr/bin/perf-tree (--tree-perf BIN: the static binary
+# scripts/build-perf.sh builds; Debian's perf stays /usr/bin/perf).
 #
-# usage: pack-guest.sh <kernel-srcdir> <work-dir> <out.cpio.gz> [--tools]
+# usage: pack-guest.sh <kernel-srcdir> <work-dir> <out.cpio.gz> [--tools] [--tree-perf BIN]
 set -euo pipefail
 
 top=$(cd "$(dirname "$0")/.." && pwd)
-src=$(cd "${1:?usage: pack-guest.sh <srcdir> <workdir> <out.cpio.gz> [--tools]}" && pwd)
+usage="usage: pack-guest.sh <srcdir> <workdir> <out.cpio.gz> [--tools] [--tree-perf BIN]"
+src=$(cd "${1:?$usage}" && pwd)
 work=${2:?missing work dir}
 out=${3:?missing output file}
+shift 3
 tools=0
-[ "${4:-}" = --tools ] && tools=1
+treeperf=
+while [ $# -gt 0 ]; do
+	case $1 in
+	--tools) tools=1 ;;
+	--tree-perf) treeperf=${2:?--tree-perf needs the perf binary}; shift ;;
+	*) echo "pack-guest: error: unknown argument $1; $usage" >&2; exit 1 ;;
+	esac
+	shift
+done
 
 die() { echo "pack-guest: error: $*" >&2; exit 1; }
 [ -x /bin/busybox ] || die "/bin/busybox missing (apt-get install busybox-static)"
@@ -61,7 +73,7 @@ cp /bin/busybox "$root/bin/busybox"
 ln -s busybox "$root/bin/sh"
 install -m 755 "$top/guest/init" "$root/init"
 install -m 755 "$top/guest/ff-run-suite" "$root/bin/ff-run-suite"
-for s in ff-policy ff-fuzz ff-kmemleak ff-peer-stress; do
+for s in ff-policy ff-fuzz ff-kmemleak ff-peer-stress ff-perf; do
 	install -m 755 "$top/guest/$s" "$root/bin/$s"
 done
 cp "$top"/guest/suites/*.txt "$root/suites/"
@@ -92,6 +104,13 @@ if [ "$tools" = 1 ]; then
 	for b in /usr/bin/stress-ng /usr/bin/pi_stress /usr/bin/cyclictest /usr/bin/trinity /usr/bin/chrt; do
 		copy_with_libs "$b"
 	done
+fi
+
+if [ -n "$treeperf" ]; then
+	[ -x "$treeperf" ] || die "--tree-perf $treeperf: no such executable (scripts/build-perf.sh builds it)"
+	file -L "$treeperf" | grep -q 'statically linked' || die "--tree-perf $treeperf is not statically linked"
+	echo "pack-guest: adding the tree's perf $treeperf as /usr/bin/perf-tree"
+	install -m 755 "$treeperf" "$root/usr/bin/perf-tree"
 fi
 
 (cd "$root" && find . -print0 | cpio --null -o -H newc --quiet) | gzip -1 >"$out"
