@@ -7,7 +7,7 @@ QUICK   ?= 0
 # make bench PARTS=icount,rtlat: only some parts (wall,2014,icount,rtlat,perf)
 PARTS   ?=
 
-.PHONY: help deps tree export test test-rt run perf check bench clean
+.PHONY: help deps tree export test test-rt run perf check bench trace clean
 
 help:
 	@echo "make deps     install the Debian packages the harness needs"
@@ -19,6 +19,7 @@ help:
 	@echo "make perf     build the tree's perf (static, perf bench with -b, --prealloc, --node)"
 	@echo "make check    checkpatch --strict on the series, shellcheck on scripts"
 	@echo "make bench    vanilla vs fastfutex benchmark (QUICK=1: CI subset; PARTS=wall,2014,icount,rtlat,perf)"
+	@echo "make trace    after make bench: single-step every futex op under gdb, per-function instruction diff"
 
 deps:
 	scripts/deps.sh
@@ -53,6 +54,19 @@ check: deps $(TREE)/Makefile
 
 bench: tree
 	scripts/bench.sh $(TREE) $(QUICK) $(PARTS)
+
+VBENCH = build/out/vanilla-bench
+PBENCH = build/out/$(notdir $(TREE))-bench
+BZ     = arch/x86/boot/bzImage
+
+trace: tree
+	@test -f $(VBENCH)/vmlinux -a -f $(PBENCH)/vmlinux || \
+		{ echo "trace: run make bench first (needs $(VBENCH) and $(PBENCH))" >&2; exit 1; }
+	mkdir -p results/trace
+	scripts/trace-path.sh build/vanilla $(VBENCH)/$(BZ) results/trace/vanilla.trace
+	scripts/trace-path.sh $(TREE) $(PBENCH)/$(BZ) results/trace/patched.trace
+	python3 scripts/trace-report.py $(VBENCH)/vmlinux results/trace/vanilla.trace \
+		$(PBENCH)/vmlinux results/trace/patched.trace | tee results/trace/report.txt
 
 clean:
 	rm -rf build/out build/guest results

@@ -55,7 +55,13 @@
  *   prctl	policy 1 + prctl(PR_FUTEX_HASH, PR_FUTEX_HASH_SET_SLOTS, 16) first
  * On a kernel without the policy sysctl only "global" is measured.
  *
- * usage: ff-icount [-k KERNEL] [-m MODES] [-o OPS] [-l LOOPS] [-n CALLS]
+ * With -t (trace mode, for scripts/trace-path.sh) the futex words and the
+ * futex_waitv array live at fixed addresses, FF_TRACE_BASE (private page)
+ * and FF_TRACE_BASE + 4096 (shared page), so that a debugger attached to
+ * QEMU's gdbstub can pick out the calls of this program; every operation
+ * is called CALLS times (default 3) in one loop.
+ *
+ * usage: ff-icount [-k KERNEL] [-m MODES] [-o OPS] [-l LOOPS] [-n CALLS] [-t]
  *   KERNEL	label (default: ff.label= of the kernel command line)
  *   MODES	comma list (default 0,1,2,3,prealloc,prctl)
  *   OPS	comma list of operation names (default: all)
@@ -95,8 +101,10 @@ static int loops = 5, calls = 20000;
 #define error(fmt, ...) ff_out("FFB-ERROR ff-icount: " fmt, ##__VA_ARGS__)
 
 /* The futex words: private ones in .bss, shared ones in a shmem page. */
-static uint32_t pw[64] __attribute__((aligned(64)));
-static uint32_t *sw;
+static uint32_t pw_bss[64] __attribute__((aligned(64)));
+static uint32_t *pw = pw_bss, *sw;
+static struct futex_waitv *waitv;	/* -t: at a fixed address too */
+#define FF_TRACE_BASE	0x7f0000000000UL
 static volatile pid_t owner_tid;
 
 enum { W_A = 0, W_B = 16, W_PI = 32 };	/* one cache line each */
@@ -118,7 +126,7 @@ static long do_op(int id, int shared)
 	int pf = shared ? 0 : FUTEX_PRIVATE_FLAG;
 	unsigned int f2 = FUTEX2_SIZE_U32 | (shared ? 0 : FUTEX2_PRIVATE);
 	uint32_t *a = word(shared, W_A), *b = word(shared, W_B);
-	struct futex_waitv v;
+	struct futex_waitv sv, *v = waitv ? waitv : &sv;
 	long r;
 
 	switch (id) {
@@ -142,11 +150,11 @@ static long do_op(int id, int shared)
 		       FUTEX_OP(FUTEX_OP_SET, 0, FUTEX_OP_CMP_EQ, 0));
 		break;
 	case 6:
-		memset(&v, 0, sizeof(v));
-		v.val = 1;
-		v.uaddr = (uintptr_t)a;
-		v.flags = f2;
-		r = syscall(SYS_futex_waitv, &v, 1, 0, NULL, CLOCK_MONOTONIC);
+		memset(v, 0, sizeof(*v));
+		v->val = 1;
+		v->uaddr = (uintptr_t)a;
+		v->flags = f2;
+		r = syscall(SYS_futex_waitv, v, 1, 0, NULL, CLOCK_MONOTONIC);
 		break;
 	case 7:
 		r = syscall(__NR_futex_wake, a, MATCH_ANY, 1, f2);
@@ -306,21 +314,23 @@ static int wait_ok(pid_t pid)
 int main(int argc, char **argv)
 {
 	const char *modes = "0,1,2,3,prealloc,prctl", *oplist = NULL;
+	int trace = 0;
 	int have_policy = access(SYSCTL_POLICY, F_OK) == 0;
 	int old_policy = ff_read_int(SYSCTL_POLICY, 1), opt, ret = 0;
 	char buf[128], km[96], *tok, *save;
 
 	setvbuf(stdout, NULL, _IONBF, 0);
 	kernel_label = ff_cmdline_label(kernel_label);
-	while ((opt = getopt(argc, argv, "k:m:o:l:n:")) != -1) {
+	while ((opt = getopt(argc, argv, "k:m:o:l:n:t")) != -1) {
 		switch (opt) {
 		case 'k': kernel_label = optarg; break;
 		case 'm': modes = optarg; break;
 		case 'o': oplist = optarg; break;
 		case 'l': loops = atoi(optarg); break;
 		case 'n': calls = atoi(optarg); break;
+		case 't': trace = 1; loops = 1; calls = 3; break;
 		default:
-			fprintf(stderr, "usage: ff-icount [-k KERNEL] [-m MODES] [-o OPS] [-l LOOPS] [-n CALLS]\n");
+			fprintf(stderr, "usage: ff-icount [-k KERNEL] [-m MODES] [-o OPS] [-l LOOPS] [-n CALLS] [-t]\n");
 			return 2;
 		}
 	}
@@ -329,7 +339,17 @@ int main(int argc, char **argv)
 	if (!have_policy)
 		modes = "global";
 
-	sw = mmap(NULL, 4096, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+	if (trace) {
+		pw = mmap((void *)FF_TRACE_BASE, 4096, PROT_READ | PROT_WRITE,
+			  MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED_NOREPLACE, -1, 0);
+		if (pw == MAP_FAILED) {
+			error("mmap at %#lx: %s", FF_TRACE_BASE, strerror(errno));
+			return 1;
+		}
+		waitv = (struct futex_waitv *)(pw + 512);
+	}
+	sw = mmap(trace ? (void *)(FF_TRACE_BASE + 4096) : NULL, 4096, PROT_READ | PROT_WRITE,
+		  MAP_SHARED | MAP_ANONYMOUS | (trace ? MAP_FIXED_NOREPLACE : 0), -1, 0);
 	if (sw == MAP_FAILED) {
 		error("mmap: %s", strerror(errno));
 		return 1;

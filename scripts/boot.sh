@@ -12,7 +12,8 @@
 # round-robin in one host thread), so guest clock readings are instruction
 # counts; when every vCPU idles, time jumps to the next timer instead of
 # following the host's clock (sleep=off), which keeps timer lateness
-# deterministic too.
+# deterministic too.  FF_GDB_PORT=N opens QEMU's gdbstub on localhost:N
+# (scripts/trace-path.sh).
 set -euo pipefail
 
 kernel=${1:?usage: boot.sh <bzImage> <initrd> <suites|shell> <log> [timeout] [cmdline]}
@@ -26,6 +27,7 @@ mem=${FF_MEM_MB:-2048}
 nodes=${FF_NODES:-2}
 icount=()
 [ "${FF_ICOUNT:-0}" = 1 ] && icount=(-icount 'shift=0,sleep=off')
+[ -n "${FF_GDB_PORT:-}" ] && icount+=(-gdb "tcp:127.0.0.1:$FF_GDB_PORT")
 
 for f in "$kernel" "$initrd"; do
 	[ -f "$f" ] || { echo "boot: error: $f not found" >&2; exit 1; }

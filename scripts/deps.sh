@@ -5,7 +5,7 @@ set -euo pipefail
 
 pkgs=(linux-source-6.12 build-essential bc bison flex libelf-dev libssl-dev
       cpio gzip xz-utils file rsync python3 dwarves ccache git
-      qemu-system-x86 busybox-static shellcheck
+      qemu-system-x86 busybox-static shellcheck gdb
       linux-perf stress-ng rt-tests trinity gnuplot-nox)
 missing=()
 for p in "${pkgs[@]}"; do
