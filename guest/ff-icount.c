@@ -47,6 +47,9 @@
  *   0		policy 0 (off)
  *   1		policy 1 (first conflict); the process never conflicts, so it
  *		stays on the global table
+ *   1on	the same once private tables are in use in the system (a
+ *		child preallocates one and exits first): the global path
+ *		of a process without a table when the static key is on
  *   2		policy 2 (first private op): one private FUTEX_WAKE first, which
  *		gives the process its private table
  *   3		policy 3 (second thread): the helper thread is the second
@@ -63,7 +66,7 @@
  *
  * usage: ff-icount [-k KERNEL] [-m MODES] [-o OPS] [-l LOOPS] [-n CALLS] [-t]
  *   KERNEL	label (default: ff.label= of the kernel command line)
- *   MODES	comma list (default 0,1,2,3,prealloc,prctl)
+ *   MODES	comma list (default 0,1,1on,2,3,prealloc,prctl)
  *   OPS	comma list of operation names (default: all)
  *   LOOPS	loops per operation, the fastest counts (default 5)
  *   CALLS	calls per loop (default 20000)
@@ -257,6 +260,15 @@ static long table_slots(void)
 	return v;
 }
 
+static int wait_ok(pid_t pid)
+{
+	int st;
+
+	if (waitpid(pid, &st, 0) != pid)
+		return -1;
+	return WIFEXITED(st) && WEXITSTATUS(st) == 0 ? 0 : -1;
+}
+
 /* The measuring process: set the mode up, then every wanted operation. */
 static int run_mode(const char *mode, const char *km, const char *oplist)
 {
@@ -279,6 +291,14 @@ static int run_mode(const char *mode, const char *km, const char *oplist)
 		s = fx(NULL, FUTEX_PREALLOC_HASH | FUTEX_PRIVATE_FLAG, 16, 0, NULL, 0);
 	} else if (!strcmp(mode, "prctl")) {
 		s = prctl(PR_FUTEX_HASH, PR_FUTEX_HASH_SET_SLOTS, 16, 0, 0);
+	} else if (!strcmp(mode, "1on")) {
+		/* Another process gets a table: private hashing is in use */
+		pid_t pid = fork();
+
+		if (pid == 0)
+			_exit(fx(NULL, FUTEX_PREALLOC_HASH | FUTEX_PRIVATE_FLAG, 16,
+				 0, NULL, 0) < 0);
+		s = pid < 0 || wait_ok(pid) ? -1 : 0;
 	}
 	if (s < 0) {
 		error("%s: setting up mode %s: %s", km, mode, strerror(errno));
@@ -302,18 +322,9 @@ static int run_mode(const char *mode, const char *km, const char *oplist)
 	return ret;
 }
 
-static int wait_ok(pid_t pid)
-{
-	int st;
-
-	if (waitpid(pid, &st, 0) != pid)
-		return -1;
-	return WIFEXITED(st) && WEXITSTATUS(st) == 0 ? 0 : -1;
-}
-
 int main(int argc, char **argv)
 {
-	const char *modes = "0,1,2,3,prealloc,prctl", *oplist = NULL;
+	const char *modes = "0,1,1on,2,3,prealloc,prctl", *oplist = NULL;
 	int trace = 0;
 	int have_policy = access(SYSCTL_POLICY, F_OK) == 0;
 	int old_policy = ff_read_int(SYSCTL_POLICY, 1), opt, ret = 0;
@@ -361,6 +372,7 @@ int main(int argc, char **argv)
 		pid_t pid;
 
 		if (strcmp(tok, "global") && strcmp(tok, "0") && strcmp(tok, "1") &&
+		    strcmp(tok, "1on") &&
 		    strcmp(tok, "2") && strcmp(tok, "3") && strcmp(tok, "prealloc") &&
 		    strcmp(tok, "prctl")) {
 			error("unknown mode %s", tok);

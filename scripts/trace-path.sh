@@ -26,12 +26,12 @@ scripts/pack-guest.sh "$tree" build/guest/trace build/guest/trace.cpio.gz >/dev/
 port=$((20000 + RANDOM % 20000))
 log=${out%.trace}.log
 FF_CPUS=1 FF_NODES=1 FF_GDB_PORT=$port scripts/boot.sh "$image" build/guest/trace.cpio.gz \
-	trace "$log" 1800 &
+	trace "$log" 2400 &
 qemu=$!
 sleep 2
-# ff-icount -t: 17 operations x 3 calls in each of 2 modes (vanilla: 1 mode)
+# ff-icount -t: 17 operations x 3 calls in each of 3 modes (vanilla: 1 mode)
 FF_TRACE_ENTRY=$entry FF_GDB_PORT=$port FF_TRACE_OUT=$out FF_TRACE_CALLS=${FF_TRACE_CALLS:-1000} \
-	timeout 1800 gdb -nx -batch -x scripts/trace-path.py >/dev/null 2>"$out.gdb.log" &
+	timeout 2400 gdb -nx -batch -x scripts/trace-path.py >/dev/null 2>"$out.gdb.log" &
 gdbpid=$!
 wait "$qemu" || true
 kill "$gdbpid" 2>/dev/null || true

@@ -3,11 +3,13 @@
 """Instructions per futex call from scripts/trace-path.sh traces.
 
 usage: trace-report.py VMLINUX TRACE [VMLINUX2 TRACE2]
+       trace-report.py --insns OP[#N] FUNCTION VMLINUX TRACE
 
 For each operation of ff-icount -t (named from the system call, the futex
 op and the fixed address it used), the last call of each run of calls is
 the steady-state one: print its instruction count from do_syscall_64() to
-its return and, with two kernels, the difference per function.
+its return and, with two kernels, the difference per function.  --insns
+prints the instructions one call executed in one function, disassembled.
 """
 import bisect
 import subprocess
@@ -55,7 +57,7 @@ def load(vmlinux, trace):
         for pc in f[4:]:
             i = bisect.bisect_right(addrs, int(pc, 16)) - 1
             funcs[names[i] if i >= 0 else "?"] += 1
-        calls.append((opname(nr, a0, a1), n, funcs))
+        calls.append((opname(nr, a0, a1), n, (funcs, f[4:])))
     # the last call of each run of identical operations, per occurrence
     runs = OrderedDict()
     seen = Counter()
@@ -67,22 +69,54 @@ def load(vmlinux, trace):
     return runs
 
 
+def insns(op, func, vmlinux, trace):
+    runs = load(vmlinux, trace)
+    if "#" not in op:
+        op += "#1"
+    if op not in runs:
+        sys.exit("trace-report: no operation %s in %s" % (op, trace))
+    pcs = runs[op][1][1]
+    addrs, names = symbols(vmlinux)
+    if func not in names:
+        sys.exit("trace-report: no function %s in %s" % (func, vmlinux))
+    i = names.index(func)
+    dis = subprocess.run(["objdump", "-d", "--no-show-raw-insn",
+                          "--start-address=0x%x" % addrs[i],
+                          "--stop-address=0x%x" % addrs[i + 1], vmlinux],
+                         check=True, capture_output=True, text=True).stdout
+    text = {}
+    for line in dis.splitlines():
+        f = line.split(":", 1)
+        if len(f) == 2 and f[0].strip().startswith("ffffffff") and " " not in f[0].strip():
+            text[int(f[0], 16)] = f[1].strip()
+    n = 0
+    for pc in pcs:
+        a = int(pc, 16)
+        if addrs[i] <= a < addrs[i + 1]:
+            n += 1
+            print("%s+%-5d %s" % (func, a - addrs[i], text.get(a, "?")))
+    print("%d instructions" % n)
+
+
 def main():
+    if len(sys.argv) == 6 and sys.argv[1] == "--insns":
+        insns(*sys.argv[2:])
+        return
     if len(sys.argv) not in (3, 5):
         sys.exit(__doc__)
     a = load(sys.argv[1], sys.argv[2])
     if len(sys.argv) == 3:
-        for k, (n, funcs) in a.items():
+        for k, (n, (funcs, _)) in a.items():
             print("%-26s %6d  %s" % (k, n, ", ".join(
                 "%s %d" % kv for kv in funcs.most_common(12))))
         return
     b = load(sys.argv[3], sys.argv[4])
-    for k, (n, funcs) in b.items():
+    for k, (n, (funcs, _)) in b.items():
         base = k.split("#")[0] + "#1"
         if base not in a:
             print("%-26s %6d  (no match in the first trace)" % (k, n))
             continue
-        na, fa = a[base]
+        na, (fa, _) = a[base]
         diff = Counter(funcs)
         diff.subtract(fa)
         parts = ["%s %+d" % (f, d) for f, d in sorted(diff.items(), key=lambda x: -abs(x[1])) if d]
