@@ -45,8 +45,8 @@ def opname(nr, a0, a1):
     return {454: "futex2_wake", 455: "futex2_wait"}.get(nr, "nr%d" % nr) + "_" + shared
 
 
-def load(vmlinux, trace):
-    addrs, names = symbols(vmlinux)
+def load(vmlinux, trace, syms=None):
+    addrs, names = syms or symbols(vmlinux)
     calls = []
     for line in open(trace):
         f = line.split()
@@ -70,13 +70,13 @@ def load(vmlinux, trace):
 
 
 def insns(op, func, vmlinux, trace):
-    runs = load(vmlinux, trace)
+    addrs, names = symbols(vmlinux)
+    runs = load(vmlinux, trace, (addrs, names))
     if "#" not in op:
         op += "#1"
     if op not in runs:
         sys.exit("trace-report: no operation %s in %s" % (op, trace))
     pcs = runs[op][1][1]
-    addrs, names = symbols(vmlinux)
     if func not in names:
         sys.exit("trace-report: no function %s in %s" % (func, vmlinux))
     i = names.index(func)
