@@ -2,7 +2,7 @@
 # The product is patches/; this Makefile builds, boots and measures it.
 
 TREE    ?= build/linux
-SUITES  ?= futex-selftests,fastfutex,reliability
+SUITES  ?= futex-selftests,fastfutex,attached,reliability
 QUICK   ?= 0
 # make bench PARTS=icount,rtlat: only some parts (wall,2014,icount,rtlat,perf)
 PARTS   ?=

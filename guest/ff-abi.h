@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * The futex ABI the guest programs use, for uapi headers older than the
- * series (FUTEX_PREALLOC_HASH, PR_FUTEX_HASH) or than Linux 5.14-6.7
+ * series (FUTEX_PREALLOC_HASH, PR_FUTEX_HASH, FUTEX_ATTACH) or than Linux 5.14-6.7
  * (FUTEX_LOCK_PI2, futex_waitv, futex_wake/futex_wait/futex_requeue,
  * futex2 flags).  Include after <linux/futex.h> and <sys/syscall.h>.
  */
@@ -10,6 +10,11 @@
 
 #ifndef FUTEX_PREALLOC_HASH
 #define FUTEX_PREALLOC_HASH	14
+#endif
+#ifndef FUTEX_ATTACH
+#define FUTEX_ATTACH		15
+#define FUTEX_DETACH		16
+#define FUTEX_ATTACHED		512
 #endif
 #ifndef PR_FUTEX_HASH
 #define PR_FUTEX_HASH		78

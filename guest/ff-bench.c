@@ -27,7 +27,9 @@
  *	perf bench futex hash, wake, wake-parallel, requeue, lock-pi.
  *
  * MODES: comma list of 0, 1, 2, 3 (kernel.futex_private_hash) and prealloc
- * (policy 1, victim and neighbour call FUTEX_PREALLOC_HASH first).  On a
+ * (policy 1, victim and neighbour call FUTEX_PREALLOC_HASH first); noisy
+ * also takes attached (policy 1, the victim's threads attach every futex
+ * they use and call with FUTEX_ATTACHED; skipped without FUTEX_ATTACH).  On a
  * kernel without /proc/sys/kernel/futex_private_hash the only mode is
  * "global".
  */
@@ -80,14 +82,28 @@ static long futex(uint32_t *uaddr, int op, uint32_t val, unsigned long val2,
 	return syscall(SYS_futex, uaddr, op, val, val2, uaddr2, val3);
 }
 
+/* FUTEX_ATTACHED in the victim of noisy mode "attached", else 0 */
+static int att_flag;
+
 static long futex_wake(uint32_t *f, int n)
 {
-	return futex(f, FUTEX_WAKE_PRIVATE, n, 0, NULL, 0);
+	return futex(f, FUTEX_WAKE_PRIVATE | att_flag, n, 0, NULL, 0);
 }
 
 static long futex_wait(uint32_t *f, uint32_t val)
 {
-	return futex(f, FUTEX_WAIT_PRIVATE, val, 0, NULL, 0);
+	return futex(f, FUTEX_WAIT_PRIVATE | att_flag, val, 0, NULL, 0);
+}
+
+/* Attach @f to the calling thread (noisy mode "attached") */
+static int futex_attach(uint32_t *f)
+{
+	if (futex(f, FUTEX_ATTACH | FUTEX_ATTACHED | FUTEX_PRIVATE_FLAG, 0, 0,
+		  NULL, 0)) {
+		error("FUTEX_ATTACH: %s", strerror(errno));
+		return -1;
+	}
+	return 0;
 }
 
 /* Number of waiters queued on @f, without waking any: requeue onto itself. */
@@ -104,6 +120,15 @@ static long futex_prealloc(unsigned int slots)
 static int have_policy(void)
 {
 	return access(SYSCTL_POLICY, F_OK) == 0;
+}
+
+/* Whether the kernel has attached futexes: detaching nothing is EBADF there */
+static int have_attach(void)
+{
+	static uint32_t probe;
+
+	return futex(&probe, FUTEX_DETACH | FUTEX_ATTACHED | FUTEX_PRIVATE_FLAG,
+		     0, 0, NULL, 0) && errno != ENOSYS;
 }
 
 static int write_file(const char *path, const char *val)
@@ -420,6 +445,9 @@ static void *pong_fn(void *p)
 	size_t i;
 
 	(void)p;
+	/* Attachments are per thread: a victim that attached attaches here too. */
+	if (att_flag && (futex_attach(&ping) || futex_attach(&pong)))
+		exit(1);
 	for (i = 1; i <= rtt_total; i++) {
 		while (__atomic_load_n(&ping, __ATOMIC_ACQUIRE) != i)
 			futex_wait(&ping, i - 1);
@@ -429,7 +457,8 @@ static void *pong_fn(void *p)
 	return NULL;
 }
 
-static int victim(const char *km, int n, int prealloc, const struct cfg *c)
+static int victim(const char *km, int n, int prealloc, int attached,
+		  const struct cfg *c)
 {
 	size_t warm = quick ? 100 : 300, i;
 	char param[32];
@@ -437,6 +466,15 @@ static int victim(const char *km, int n, int prealloc, const struct cfg *c)
 	uint64_t *lat;
 
 	snprintf(param, sizeof(param), "%d", n);
+	if (attached) {
+		/* Every futex of the victim attached: its probes, ping, pong */
+		for (i = 0; i < NPROBE; i++)
+			if (futex_attach(&vprobe[i * STRIDE]))
+				return 1;
+		if (futex_attach(&ping) || futex_attach(&pong))
+			return 1;
+		att_flag = FUTEX_ATTACHED;
+	}
 	if (prealloc) {
 		long s = futex_prealloc(0);
 
@@ -497,7 +535,8 @@ static int wait_child(pid_t pid, const char *who, int n)
 	return -1;
 }
 
-static int noisy_level(const char *km, int n, int prealloc, const struct cfg *c)
+static int noisy_level(const char *km, int n, int prealloc, int attached,
+		       const struct cfg *c)
 {
 	int p2n[2], n2p[2], ret = 0;
 	pid_t nb, v;
@@ -524,7 +563,7 @@ static int noisy_level(const char *km, int n, int prealloc, const struct cfg *c)
 	if (v < 0)
 		return -1;
 	if (v == 0)
-		_exit(victim(km, n, prealloc, c));
+		_exit(victim(km, n, prealloc, attached, c));
 	if (wait_child(v, "victim", n))
 		ret = -1;
 	if (write(p2n[1], "T", 1) != 1)
@@ -536,7 +575,10 @@ static int noisy_level(const char *km, int n, int prealloc, const struct cfg *c)
 	return ret;
 }
 
-/* Parse MODES into policies (-1: global, 4: prealloc); return the count. */
+/*
+ * Parse MODES into policies (-1: global, 4: prealloc, 5: attached, i.e.
+ * policy 1 with every futex of the victim attached); return the count.
+ */
 static int parse_modes(const char *s, int *modes, int max)
 {
 	char buf[128], *tok, *save;
@@ -550,6 +592,8 @@ static int parse_modes(const char *s, int *modes, int max)
 	for (tok = strtok_r(buf, ",", &save); tok && n < max; tok = strtok_r(NULL, ",", &save)) {
 		if (!strcmp(tok, "prealloc"))
 			modes[n++] = 4;
+		else if (!strcmp(tok, "attached"))
+			modes[n++] = 5;
 		else if (tok[0] >= '0' && tok[0] <= '3' && !tok[1])
 			modes[n++] = tok[0] - '0';
 		else
@@ -564,6 +608,8 @@ static void mode_label(char *km, size_t sz, int mode)
 		snprintf(km, sz, "%s/global", kernel_label);
 	else if (mode == 4)
 		snprintf(km, sz, "%s/prealloc", kernel_label);
+	else if (mode == 5)
+		snprintf(km, sz, "%s/attached", kernel_label);
 	else
 		snprintf(km, sz, "%s/m%d", kernel_label, mode);
 }
@@ -601,12 +647,16 @@ static int cmd_noisy(const char *modes_s, const char *levels_s)
 		bench("info", kernel_label, "-", "policy_sysctl", "%d", 0);
 	for (i = 0; i < nm; i++) {
 		mode_label(km, sizeof(km), modes[i]);
-		if (set_policy(modes[i] == 4 ? 1 : modes[i]))
+		if (modes[i] == 5 && !have_attach()) {
+			progress("noisy %s: no FUTEX_ATTACH in this kernel, skipped", km);
+			continue;
+		}
+		if (set_policy(modes[i] >= 4 ? 1 : modes[i]))
 			return 1;
 		for (j = 0; j < nl; j++) {
 			uint64_t t0 = ff_now_ns();
 
-			if (noisy_level(km, lv[j], modes[i] == 4, &c)) {
+			if (noisy_level(km, lv[j], modes[i] == 4, modes[i] == 5, &c)) {
 				error("noisy: %s with %d neighbour waiters failed", km, lv[j]);
 				ret = 1;
 				continue;
@@ -781,7 +831,11 @@ static int cmd_mem(const char *modes_s)
 	nm = parse_modes(modes_s, modes, 8);
 	for (i = 0; i < nm; i++) {
 		mode_label(km, sizeof(km), modes[i]);
-		if (set_policy(modes[i] == 4 ? 1 : modes[i]))
+		if (modes[i] == 5 && !have_attach()) {
+			progress("noisy %s: no FUTEX_ATTACH in this kernel, skipped", km);
+			continue;
+		}
+		if (set_policy(modes[i] >= 4 ? 1 : modes[i]))
 			return 1;
 		for (j = 0; j < (int)(sizeof(scen) / sizeof(scen[0])); j++) {
 			pid = fork();

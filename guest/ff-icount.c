@@ -39,6 +39,19 @@
  *   futex2_wake_{private,shared}	futex_wake (454), nobody waiting
  *   futex2_wait_{private,shared}	futex_wait (455), value mismatch
  * Shared words live in a MAP_SHARED anonymous mapping (shmem keys).
+ * Only in mode "attached" (kernels with FUTEX_ATTACH), on futexes the
+ * measuring thread attached:
+ *   attached_wake		FUTEX_WAKE | FUTEX_ATTACHED, nobody waiting
+ *   attached_wait		FUTEX_WAIT | FUTEX_ATTACHED, value mismatch
+ *   attached_trylock_pi	FUTEX_TRYLOCK_PI | FUTEX_ATTACHED on an owned
+ *				word, as trylock_pi_private
+ *   attach_detach		FUTEX_ATTACH then FUTEX_DETACH of one more
+ *				futex (per pair; the cache is already sized)
+ *   attach_grow		per FUTEX_ATTACH of 64 futexes, one per cache
+ *				line, by a new thread whose cache starts empty
+ *				and doubles on every collision (growths in
+ *				"BENCH icount-attach <kernel>/attached -
+ *				growths <n>"); detached again afterwards
  *
  * Modes (each measured in a freshly forked process, which first creates
  * the helper thread, so it always has two threads; the helper never runs
@@ -56,6 +69,10 @@
  *		thread that gives the process its table
  *   prealloc	policy 1 + FUTEX_PREALLOC_HASH(16) first
  *   prctl	policy 1 + prctl(PR_FUTEX_HASH, PR_FUTEX_HASH_SET_SLOTS, 16) first
+ *   attached	policy 1, the measuring thread attached two futexes (the
+ *		attached_* operations' words) first: every operation,
+ *		the attached ones included; skipped on a kernel without
+ *		FUTEX_ATTACH
  * On a kernel without the policy sysctl only "global" is measured.
  *
  * With -t (trace mode, for scripts/trace-path.sh) the futex words and the
@@ -66,7 +83,7 @@
  *
  * usage: ff-icount [-k KERNEL] [-m MODES] [-o OPS] [-l LOOPS] [-n CALLS] [-t]
  *   KERNEL	label (default: ff.label= of the kernel command line)
- *   MODES	comma list (default 0,1,1on,2,3,prealloc,prctl)
+ *   MODES	comma list (default 0,1,1on,2,3,prealloc,prctl,attached)
  *   OPS	comma list of operation names (default: all)
  *   LOOPS	loops per operation, the fastest counts (default 5)
  *   CALLS	calls per loop (default 20000)
@@ -104,13 +121,16 @@ static int loops = 5, calls = 20000;
 #define error(fmt, ...) ff_out("FFB-ERROR ff-icount: " fmt, ##__VA_ARGS__)
 
 /* The futex words: private ones in .bss, shared ones in a shmem page. */
-static uint32_t pw_bss[64] __attribute__((aligned(64)));
+static uint32_t pw_bss[128] __attribute__((aligned(64)));
+static uint32_t grow_words[64 * 16] __attribute__((aligned(64)));
 static uint32_t *pw = pw_bss, *sw;
 static struct futex_waitv *waitv;	/* -t: at a fixed address too */
 #define FF_TRACE_BASE	0x7f0000000000UL
 static volatile pid_t owner_tid;
 
-enum { W_A = 0, W_B = 16, W_PI = 32 };	/* one cache line each */
+/* One cache line each; W_AT, W_API and W_AD for the attached operations */
+enum { W_A = 0, W_B = 16, W_PI = 32, W_AT = 64, W_API = 80, W_AD = 96 };
+#define FA	(FUTEX_ATTACHED | FUTEX_PRIVATE_FLAG)
 
 static uint32_t *word(int shared, int which)
 {
@@ -165,6 +185,20 @@ static long do_op(int id, int shared)
 	case 8:
 		r = syscall(__NR_futex_wait, a, 1UL, MATCH_ANY, f2, NULL, 0);
 		break;
+	case 9:
+		r = fx(&pw[W_AT], FUTEX_WAKE | FA, 1, 0, NULL, 0);
+		break;
+	case 10:
+		r = fx(&pw[W_AT], FUTEX_WAIT | FA, 1, 0, NULL, 0);
+		break;
+	case 11:
+		r = fx(&pw[W_API], FUTEX_TRYLOCK_PI | FA, 0, 0, NULL, 0);
+		break;
+	case 12:
+		r = fx(&pw[W_AD], FUTEX_ATTACH | FA, 0, 0, NULL, 0);
+		if (!r)
+			r = fx(&pw[W_AD], FUTEX_DETACH | FA, 0, 0, NULL, 0);
+		break;
 	default:
 		return -EINVAL;
 	}
@@ -175,24 +209,29 @@ static const struct op {
 	const char *name;
 	int id, shared;
 	long expect;	/* return value, or -errno */
+	int attached;	/* only in mode "attached" */
 } ops[] = {
-	{ "getpid", 0, 0, 1 },	/* any positive PID */
-	{ "wake_private", 1, 0, 0 },
-	{ "wake_shared", 1, 1, 0 },
-	{ "wait_private", 2, 0, -EAGAIN },
-	{ "wait_shared", 2, 1, -EAGAIN },
-	{ "trylock_pi_private", 3, 0, -EAGAIN },
-	{ "trylock_pi_shared", 3, 1, -EAGAIN },
-	{ "cmp_requeue_private", 4, 0, 0 },
-	{ "cmp_requeue_shared", 4, 1, 0 },
-	{ "wake_op_private", 5, 0, 0 },
-	{ "wake_op_shared", 5, 1, 0 },
-	{ "waitv_private", 6, 0, -EAGAIN },
-	{ "waitv_shared", 6, 1, -EAGAIN },
-	{ "futex2_wake_private", 7, 0, 0 },
-	{ "futex2_wake_shared", 7, 1, 0 },
-	{ "futex2_wait_private", 8, 0, -EAGAIN },
-	{ "futex2_wait_shared", 8, 1, -EAGAIN },
+	{ "getpid", 0, 0, 1, 0 },	/* any positive PID */
+	{ "wake_private", 1, 0, 0, 0 },
+	{ "wake_shared", 1, 1, 0, 0 },
+	{ "wait_private", 2, 0, -EAGAIN, 0 },
+	{ "wait_shared", 2, 1, -EAGAIN, 0 },
+	{ "trylock_pi_private", 3, 0, -EAGAIN, 0 },
+	{ "trylock_pi_shared", 3, 1, -EAGAIN, 0 },
+	{ "cmp_requeue_private", 4, 0, 0, 0 },
+	{ "cmp_requeue_shared", 4, 1, 0, 0 },
+	{ "wake_op_private", 5, 0, 0, 0 },
+	{ "wake_op_shared", 5, 1, 0, 0 },
+	{ "waitv_private", 6, 0, -EAGAIN, 0 },
+	{ "waitv_shared", 6, 1, -EAGAIN, 0 },
+	{ "futex2_wake_private", 7, 0, 0, 0 },
+	{ "futex2_wake_shared", 7, 1, 0, 0 },
+	{ "futex2_wait_private", 8, 0, -EAGAIN, 0 },
+	{ "futex2_wait_shared", 8, 1, -EAGAIN, 0 },
+	{ "attached_wake", 9, 0, 0, 1 },
+	{ "attached_wait", 10, 0, -EAGAIN, 1 },
+	{ "attached_trylock_pi", 11, 0, -EAGAIN, 1 },
+	{ "attach_detach", 12, 0, 0, 1 },
 };
 #define NOPS (int)(sizeof(ops) / sizeof(ops[0]))
 
@@ -243,6 +282,64 @@ static void *sleeper(void *p)
 	for (;;)
 		pause();
 	return NULL;
+}
+
+/* A figure of /proc/self/task/<tid>/futex_attached, or -1 */
+static long attached_figure(const char *name)
+{
+	char path[64], line[128];
+	size_t n = strlen(name);
+	long v = -1;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/self/task/%d/futex_attached", gettid());
+	f = fopen(path, "r");
+	if (!f)
+		return -1;
+	while (fgets(line, sizeof(line), f))
+		if (!strncmp(line, name, n) && line[n] == ':')
+			v = atol(line + n + 1);
+	fclose(f);
+	return v;
+}
+
+/* attach_grow: one loop, in a thread of its own (its cache starts empty) */
+static void *attach_grow(void *p)
+{
+	uint64_t *t = p, t0;
+	int i;
+
+	t0 = ff_now_ns();
+	for (i = 0; i < 64; i++)
+		if (fx(&grow_words[i * 16], FUTEX_ATTACH | FA, 0, 0, NULL, 0))
+			return (void *)(long)errno;
+	t[0] = ff_now_ns() - t0;
+	t[1] = attached_figure("growths");
+	for (i = 0; i < 64; i++)
+		if (fx(&grow_words[i * 16], FUTEX_DETACH | FA, 0, 0, NULL, 0))
+			return (void *)(long)errno;
+	return NULL;
+}
+
+static int measure_attach_grow(const char *km)
+{
+	uint64_t best = UINT64_MAX, t[2] = { 0, 0 };
+	pthread_t th;
+	void *r;
+	int l;
+
+	for (l = 0; l < loops; l++) {
+		errno = pthread_create(&th, NULL, attach_grow, t);
+		if (errno || pthread_join(th, &r) || r) {
+			error("%s attach_grow: %s", km, strerror(errno ? errno : (int)(long)r));
+			return -1;
+		}
+		if (t[0] < best)
+			best = t[0];
+	}
+	ff_out("BENCH icount %s attach_grow insn_per_call %.1f", km, (double)best / 64);
+	ff_out("BENCH icount-attach %s - growths %ld", km, (long)t[1]);
+	return 0;
 }
 
 static long table_slots(void)
@@ -299,17 +396,27 @@ static int run_mode(const char *mode, const char *km, const char *oplist)
 			_exit(fx(NULL, FUTEX_PREALLOC_HASH | FUTEX_PRIVATE_FLAG, 16,
 				 0, NULL, 0) < 0);
 		s = pid < 0 || wait_ok(pid) ? -1 : 0;
+	} else if (!strcmp(mode, "attached")) {
+		pw[W_API] = (uint32_t)owner_tid;
+		s = fx(&pw[W_AT], FUTEX_ATTACH | FA, 0, 0, NULL, 0);
+		if (!s)
+			s = fx(&pw[W_API], FUTEX_ATTACH | FA, 0, 0, NULL, 0);
 	}
 	if (s < 0) {
 		error("%s: setting up mode %s: %s", km, mode, strerror(errno));
 		return 1;
 	}
 	for (i = 0; i < NOPS; i++)
-		if (wanted(oplist, ops[i].name) && measure(km, &ops[i]))
+		if ((!ops[i].attached || !strcmp(mode, "attached")) &&
+		    wanted(oplist, ops[i].name) && measure(km, &ops[i]))
 			ret = 1;
+	if (!strcmp(mode, "attached") && wanted(oplist, "attach_grow") &&
+	    measure_attach_grow(km))
+		ret = 1;
 	slots = table_slots();
 	ff_out("BENCH icount-slots %s - slots %ld", km, slots);
-	if (slots >= 0) {
+	/* Attached: markers count as queued futexes, a conflict is possible */
+	if (slots >= 0 && strcmp(mode, "attached")) {
 		int want_table = !strcmp(mode, "2") || !strcmp(mode, "3") ||
 				 !strcmp(mode, "prealloc") || !strcmp(mode, "prctl");
 
@@ -324,7 +431,7 @@ static int run_mode(const char *mode, const char *km, const char *oplist)
 
 int main(int argc, char **argv)
 {
-	const char *modes = "0,1,1on,2,3,prealloc,prctl", *oplist = NULL;
+	const char *modes = "0,1,1on,2,3,prealloc,prctl,attached", *oplist = NULL;
 	int trace = 0;
 	int have_policy = access(SYSCTL_POLICY, F_OK) == 0;
 	int old_policy = ff_read_int(SYSCTL_POLICY, 1), opt, ret = 0;
@@ -374,9 +481,14 @@ int main(int argc, char **argv)
 		if (strcmp(tok, "global") && strcmp(tok, "0") && strcmp(tok, "1") &&
 		    strcmp(tok, "1on") &&
 		    strcmp(tok, "2") && strcmp(tok, "3") && strcmp(tok, "prealloc") &&
-		    strcmp(tok, "prctl")) {
+		    strcmp(tok, "prctl") && strcmp(tok, "attached")) {
 			error("unknown mode %s", tok);
 			ret = 1;
+			continue;
+		}
+		if (!strcmp(tok, "attached") &&
+		    fx(&pw[W_AD], FUTEX_DETACH | FA, 0, 0, NULL, 0) && errno == ENOSYS) {
+			ff_out("FFB-PROGRESS icount attached: no FUTEX_ATTACH in this kernel, skipped");
 			continue;
 		}
 		if (have_policy) {

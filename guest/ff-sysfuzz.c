@@ -17,10 +17,12 @@
  * exec).  The parent SIGKILLs a worker older than -d seconds and counts it
  * (a fuzzer's worker may block; that alone is not a failure).
  *
- * The calls: futex(2) with every command (0-14, FUTEX_PREALLOC_HASH
- * included, and unknown ones), random flag combinations (mostly valid),
- * futex_waitv, futex_wake, futex_wait, futex_requeue, prctl(PR_FUTEX_HASH)
- * and set_robust_list.  Futex words come from a pool: words of a
+ * The calls: futex(2) with every command (0-16, FUTEX_PREALLOC_HASH,
+ * FUTEX_ATTACH and FUTEX_DETACH included, and unknown ones), random flag
+ * combinations (mostly valid; FUTEX_ATTACHED with any command now and
+ * then, and in the futex2 flags, where it is invalid), futex_waitv,
+ * futex_wake, futex_wait, futex_requeue, prctl(PR_FUTEX_HASH) and
+ * set_robust_list.  Futex words come from a pool: words of a
  * MAP_SHARED and of a MAP_PRIVATE mapping made before the fork (mostly,
  * so that waiters and wakers meet across threads and processes), plus
  * unaligned, NULL, unmapped, PROT_NONE, read-only and kernel addresses.
@@ -39,16 +41,33 @@
  *     power of two for the table sizes); input that must be rejected
  *     (unaligned or kernel addresses, bad flags, sizes, masks, clocks,
  *     timeouts) is rejected;
+ *   - attached futexes (CONFIG_FUTEX_ATTACHED; a FUTEX_DETACH at start
+ *     tells EBADF, supported, from ENOSYS, not): each thread tracks the
+ *     words it attached (a new thread, fork or clone child starts with
+ *     none), so an operation with FUTEX_ATTACHED must fail with EBADF on a
+ *     word the thread did not attach and must not on one it did;
+ *     FUTEX_ATTACH of an attached word must succeed; FUTEX_ATTACHED with
+ *     a command that does not take it, or without FUTEX_PRIVATE_FLAG,
+ *     and FUTEX_ATTACH/FUTEX_DETACH without it or with a non-zero unused
+ *     argument must fail with EINVAL (ENOSYS for FUTEX_CLOCK_REALTIME
+ *     other than with FUTEX_WAIT_BITSET or FUTEX_LOCK_PI2); ENOSPC only
+ *     for a new FUTEX_ATTACH (and then required at
+ *     kernel.futex_attached_max); EBUSY only for a new FUTEX_ATTACH or the
+ *     FUTEX_DETACH of a word a PI owner could hold; without the kernel
+ *     option, ENOSYS (or a timeout's own error) for all of them;
  *   - no worker, child or thread dies by a signal other than the SIGKILL
  *     the parent sends;
  *   - afterwards, the kernel still works: wait/wake pairs between two
  *     threads on a private, a shared, a futex2 private futex and on a
- *     private futex after PR_FUTEX_HASH_SET_SLOTS, and between two
- *     processes on a shared one, must each see the waiter woken (no lost
- *     wake-up) and nothing left queued.
+ *     private futex after PR_FUTEX_HASH_SET_SLOTS, between two processes
+ *     on a shared one, and (with attached futexes) between an attached
+ *     waiter and a waker that wakes with and without FUTEX_ATTACHED in
+ *     turn, must each see the waiter woken (no lost wake-up) and nothing
+ *     left queued.
  *
  * Output: KTAP, the calls and errnos counted per call (ok = successful
- * returns), and "# sysfuzz-summary: seconds= syscalls= workers= killed=
+ * returns; "futex(FUTEX_ATTACHED)" counts the commands 0-14 with the flag),
+ * and "# sysfuzz-summary: seconds= syscalls= workers= killed=
  * failures=", syscalls counting every fuzzed call plus the clone, fork,
  * execve and exit calls.  Exit 0 only without failures.
  *
@@ -95,16 +114,22 @@
 #define NERR		134
 #define MAXPRINT	100	/* failure lines printed */
 #define KADDR		0xffffffff81000000UL
-#define NHEALTH		5
+#define NHEALTH		6
+#define NATT		80	/* words a thread may attach: pool and read-only */
 #define MAXW		64	/* -j limit */
 #define NFLIGHT		32	/* in-flight call records per worker */
 
 /* ---- what is counted ------------------------------------------------ */
 
+/* The command of a futex(2) operation, without its flags */
+#define FUTEX_CMD(op)	((unsigned int)(op) & \
+			 ~(unsigned int)(FUTEX_PRIVATE_FLAG | FUTEX_CLOCK_REALTIME | FUTEX_ATTACHED))
+
 enum kind {
-	/* futex(2), indexed by command 0-14 */
-	K_FUTEX_LAST = 14,
+	/* futex(2), indexed by command 0-16 */
+	K_FUTEX_LAST = 16,
 	K_BADCMD,
+	K_ATTOP,		/* commands 0-14 with FUTEX_ATTACHED */
 	K_WAITV, K_WAKE2, K_WAIT2, K_REQUEUE2,
 	K_PR_SET, K_PR_GET, K_PR_OTHER, K_ROBUST,
 	/* the process life cycle */
@@ -116,7 +141,8 @@ static const char *const kind_names[K_NR] = {
 	"FUTEX_WAIT", "FUTEX_WAKE", "FUTEX_FD", "FUTEX_REQUEUE", "FUTEX_CMP_REQUEUE",
 	"FUTEX_WAKE_OP", "FUTEX_LOCK_PI", "FUTEX_UNLOCK_PI", "FUTEX_TRYLOCK_PI",
 	"FUTEX_WAIT_BITSET", "FUTEX_WAKE_BITSET", "FUTEX_WAIT_REQUEUE_PI",
-	"FUTEX_CMP_REQUEUE_PI", "FUTEX_LOCK_PI2", "FUTEX_PREALLOC_HASH", "futex(unknown cmd)",
+	"FUTEX_CMP_REQUEUE_PI", "FUTEX_LOCK_PI2", "FUTEX_PREALLOC_HASH", "FUTEX_ATTACH",
+	"FUTEX_DETACH", "futex(unknown cmd)", "futex(FUTEX_ATTACHED)",
 	"futex_waitv", "futex_wake", "futex_wait", "futex_requeue",
 	"prctl(SET_SLOTS)", "prctl(GET_SLOTS)", "prctl(bad op)", "set_robust_list",
 	"clone(thread)", "clone(CLONE_VM)", "clone(VM|VFORK)", "fork", "execve",
@@ -155,6 +181,8 @@ struct shared {
 	struct flight flight[MAXW][NFLIGHT];
 };
 static struct shared *sh;
+static int att_sup;		/* the kernel has attached futexes */
+static int att_max = 256;	/* kernel.futex_attached_max */
 
 static void inc(long *p)
 {
@@ -234,6 +262,12 @@ struct rnode {
 };
 _Static_assert(sizeof(struct rnode) == WSTRIDE, "robust entries must be spaced like the words");
 
+/* A word this thread attached, and its category */
+struct attw {
+	void *p;
+	int cat;
+};
+
 struct ctx {
 	uint64_t rng;
 	long tid;
@@ -247,6 +281,8 @@ struct ctx {
 	struct futex_waitv rq[2];
 	struct robust_list_head rhead;
 	struct rnode rnode[NROBUST];
+	int natt;		/* attached by this thread; 0 in a new task */
+	struct attw att[NATT];
 };
 
 static uint64_t rnd64(struct ctx *c)
@@ -409,9 +445,9 @@ static void *mk_ts(struct ctx *c, clockid_t clk, int relative, int *tc)
 /* ---- checking one result --------------------------------------------- */
 
 enum { B_EPERM, B_ESRCH, B_EINTR, B_EAGAIN, B_ENOMEM, B_EFAULT, B_EBUSY, B_EINVAL,
-       B_ENOSYS, B_EDEADLK, B_ETIMEDOUT, B_NR };
+       B_ENOSYS, B_EDEADLK, B_ETIMEDOUT, B_EBADF, B_ENOSPC, B_NR };
 static const int bit_errno[B_NR] = { EPERM, ESRCH, EINTR, EAGAIN, ENOMEM, EFAULT, EBUSY, EINVAL,
-				     ENOSYS, EDEADLK, ETIMEDOUT };
+				     ENOSYS, EDEADLK, ETIMEDOUT, EBADF, ENOSPC };
 #define A(e)	(1u << B_##e)
 
 struct call {
@@ -489,7 +525,132 @@ static long issue(struct ctx *c, long nr, struct call *k)
 }
 
 
+/* ---- attached futexes: what this thread attached -------------------- */
+
+static int att_find(struct ctx *c, void *p)
+{
+	int i;
+
+	for (i = 0; i < c->natt; i++)
+		if (c->att[i].p == p)
+			return i;
+	return -1;
+}
+
+static void att_add(struct ctx *c, void *p, int cat)
+{
+	if (att_find(c, p) >= 0)
+		return;
+	if (c->natt == NATT) {
+		outf("# sysfuzz: BUG: more than %d attached words in one thread\n", NATT);
+		return;
+	}
+	c->att[c->natt++] = (struct attw){ .p = p, .cat = cat };
+}
+
+static void att_del(struct ctx *c, void *p)
+{
+	int i = att_find(c, p);
+
+	if (i >= 0)
+		c->att[i] = c->att[--c->natt];
+}
+
 /* ---- futex(2) -------------------------------------------------------- */
+
+/*
+ * The result of a futex(2) call with FUTEX_ATTACHED, or of FUTEX_ATTACH or
+ * FUTEX_DETACH, in the order of the kernel's checks: the timeout (read by
+ * the system call before the command is looked at), do_futex() and
+ * futex_attached_op().  The commands that take the flag keep the model of
+ * their plain version once the word is one this thread attached.
+ */
+static void model_attached(struct ctx *c, struct call *k, int op, int c1, int usests, int tc)
+{
+	unsigned int cmd = FUTEX_CMD(op);
+	int att = !!(op & FUTEX_ATTACHED), attached = att_find(c, (void *)k->a[0]) >= 0;
+	int clockrt = !!(op & FUTEX_CLOCK_REALTIME), e = 0;
+	/* val, val2 (the timeout argument), uaddr2, val3 */
+	int unused = (uint32_t)k->a[2] || (uint32_t)k->a[3] || k->a[4] || (uint32_t)k->a[5];
+	const char *why = NULL;
+	size_t n = strlen(k->desc);
+
+	snprintf(k->desc + n, sizeof(k->desc) - n, ", %s by this thread", attached ? "attached" : "not attached");
+	k->pow2 = k->zero_ok = 0;
+	if (att && usests && (tc == TS_EINVAL || tc == TS_EFAULT)) {
+		k->allow = tc == TS_EFAULT ? A(EFAULT) : A(EINVAL);
+		/* Before the series, 512 made the command unknown: ENOSYS */
+		if (!att_sup)
+			k->allow |= A(ENOSYS);
+		k->mustfail = "invalid timeout";
+		return;
+	}
+	if (!att_sup) {
+		e = ENOSYS;
+		why = "FUTEX_ATTACH, FUTEX_DETACH or FUTEX_ATTACHED on a kernel without attached futexes";
+	} else if (!att && clockrt) {
+		e = ENOSYS;
+		why = "FUTEX_CLOCK_REALTIME with a command that has no absolute timeout";
+	} else if (!att) {
+		e = EINVAL;
+		why = "FUTEX_ATTACH or FUTEX_DETACH without FUTEX_ATTACHED";
+	} else if (clockrt && cmd != FUTEX_WAIT_BITSET && cmd != FUTEX_LOCK_PI2) {
+		e = ENOSYS;
+		why = "FUTEX_ATTACHED|FUTEX_CLOCK_REALTIME with neither FUTEX_WAIT_BITSET nor FUTEX_LOCK_PI2";
+	} else if (!(op & FUTEX_PRIVATE_FLAG)) {
+		e = EINVAL;
+		why = "FUTEX_ATTACHED without FUTEX_PRIVATE_FLAG";
+	} else if ((cmd == FUTEX_ATTACH || cmd == FUTEX_DETACH) && unused) {
+		e = EINVAL;
+		why = "FUTEX_ATTACH or FUTEX_DETACH with a non-zero unused argument";
+	} else if (cmd == FUTEX_DETACH && !attached) {
+		e = EBADF;
+		why = "FUTEX_DETACH of a word this thread has not attached";
+	} else if (cmd == FUTEX_DETACH) {
+		/* EBUSY: the futex of a PI owner, whose TID a pool word may hold */
+		k->allow = c1 == C_SHARED || c1 == C_PRIVATE ? A(EBUSY) : 0;
+	} else if (cmd == FUTEX_ATTACH && attached) {
+		k->allow = 0;		/* attaching again does nothing */
+	} else if (cmd == FUTEX_ATTACH && c1 == C_UNALIGNED) {
+		e = EINVAL;
+		why = "unaligned uaddr";
+	} else if (cmd == FUTEX_ATTACH && BAD(c1) && c1 != C_RO) {
+		e = EFAULT;
+		why = "FUTEX_ATTACH of a word that cannot be read";
+	} else if (cmd == FUTEX_ATTACH && c->natt >= att_max) {
+		e = ENOSPC;
+		why = "FUTEX_ATTACH beyond kernel.futex_attached_max";
+	} else if (cmd == FUTEX_ATTACH) {
+		/* EBUSY: unattached PI waiters, which a read-only word cannot have */
+		k->allow = A(ENOMEM) | A(ENOSPC) | (c1 != C_RO ? A(EBUSY) : 0);
+	} else if (cmd == FUTEX_WAIT_BITSET && !(uint32_t)k->a[5]) {
+		e = EINVAL;
+		why = "empty bitset";
+	} else if (cmd != FUTEX_WAIT && cmd != FUTEX_WAKE && cmd != FUTEX_WAIT_BITSET &&
+		   cmd != FUTEX_WAKE_BITSET && cmd != FUTEX_LOCK_PI && cmd != FUTEX_LOCK_PI2 &&
+		   cmd != FUTEX_TRYLOCK_PI && cmd != FUTEX_UNLOCK_PI) {
+		e = EINVAL;
+		why = "FUTEX_ATTACHED with a command that does not take it";
+	} else if (!attached) {
+		e = EBADF;
+		why = "FUTEX_ATTACHED on a word this thread has not attached";
+	} else if (cmd == FUTEX_WAKE_BITSET && !(uint32_t)k->a[5]) {
+		e = EINVAL;
+		why = "empty bitset";
+	} else {
+		return;		/* as the command without the flag */
+	}
+	if (cmd == FUTEX_ATTACH || cmd == FUTEX_DETACH)
+		k->maxret = 0;
+	k->mustfail = why;
+	if (e) {
+		int b;
+
+		for (b = 0; bit_errno[b] != e; b++)
+			;
+		k->allow = 1u << b;
+	}
+}
 
 static void do_futex(struct ctx *c)
 {
@@ -499,30 +660,40 @@ static void do_futex(struct ctx *c)
 		[FUTEX_UNLOCK_PI] = 50, [FUTEX_TRYLOCK_PI] = 35, [FUTEX_WAIT_BITSET] = 45,
 		[FUTEX_WAKE_BITSET] = 35, [FUTEX_WAIT_REQUEUE_PI] = 40,
 		[FUTEX_CMP_REQUEUE_PI] = 40, [FUTEX_LOCK_PI2] = 40, [FUTEX_PREALLOC_HASH] = 20,
-		[K_BADCMD] = 20,
+		[FUTEX_ATTACH] = 25, [FUTEX_DETACH] = 25, [K_BADCMD] = 20,
 	};
 	struct call k = { .sys = "futex" };
-	int cmd, op, shared, clockrt, rt_enosys, c1, c2, tc = TS_VALID, chan;
+	int cmd, op, shared, clockrt, rt_enosys, c1, c2, tc = TS_VALID, chan, att;
 	int uses2 = 0, usests = 0, n1 = 0, n2 = 0;
-	unsigned int r = rnd(c, 600), cmdu;
+	unsigned int r = rnd(c, 650), cmdu;
 	uint32_t val, val3;
 	void *u1, *u2;
-	long a4;
+	long a4, ret;
 
 	for (cmd = 0; r >= weight[cmd]; cmd++)
 		r -= weight[cmd];
 	if (cmd == K_BADCMD) {
 		op = pct(c, 50) ? (int)rnd64(c) :
-			(int)(15 + rnd(c, 113)) | (pct(c, 50) ? FUTEX_PRIVATE_FLAG : 0);
-		if ((unsigned int)(op & FUTEX_CMD_MASK) <= K_FUTEX_LAST)
+			(int)(K_FUTEX_LAST + 1 + rnd(c, 111)) | (pct(c, 50) ? FUTEX_PRIVATE_FLAG : 0) |
+			(pct(c, 25) ? FUTEX_ATTACHED : 0);
+		if (FUTEX_CMD(op) <= K_FUTEX_LAST)
 			op |= 0x40000;
 	} else {
-		op = cmd | (pct(c, 55) ? FUTEX_PRIVATE_FLAG : 0) | (pct(c, 8) ? FUTEX_CLOCK_REALTIME : 0);
+		if (cmd == FUTEX_ATTACH || cmd == FUTEX_DETACH)
+			/* mostly valid: the flag, private, no clock */
+			op = cmd | (pct(c, 93) ? FUTEX_ATTACHED : 0) | (pct(c, 93) ? FUTEX_PRIVATE_FLAG : 0) |
+			     (pct(c, 3) ? FUTEX_CLOCK_REALTIME : 0);
+		else
+			op = cmd | (pct(c, 55) ? FUTEX_PRIVATE_FLAG : 0) | (pct(c, 8) ? FUTEX_CLOCK_REALTIME : 0) |
+			     (pct(c, 12) ? FUTEX_ATTACHED | (pct(c, 85) ? FUTEX_PRIVATE_FLAG : 0) : 0);
 		if (pct(c, 2))
 			op ^= 1 << rnd(c, 31);
 	}
-	cmdu = (unsigned int)(op & FUTEX_CMD_MASK);
+	cmdu = FUTEX_CMD(op);
+	att = !!(op & FUTEX_ATTACHED);
 	k.kind = cmdu <= K_FUTEX_LAST ? (int)cmdu : K_BADCMD;
+	if (att && cmdu < FUTEX_ATTACH)
+		k.kind = K_ATTOP;
 	shared = !(op & FUTEX_PRIVATE_FLAG);
 	clockrt = !!(op & FUTEX_CLOCK_REALTIME);
 	rt_enosys = clockrt && cmdu != FUTEX_WAIT_BITSET && cmdu != FUTEX_WAIT_REQUEUE_PI &&
@@ -538,6 +709,12 @@ static void do_futex(struct ctx *c)
 		shared = !(op & FUTEX_PRIVATE_FLAG);
 		c1 = c2 = shared ? C_SHARED : C_PRIVATE;
 		u1 = word(shared, 4);
+	} else if (att && c->natt && pct(c, cmdu == FUTEX_ATTACH ? 20 : 60)) {
+		/* a word this thread attached */
+		struct attw *a = &c->att[rnd(c, c->natt)];
+
+		u1 = a->p;
+		c1 = a->cat;
 	} else {
 		u1 = pick(c, &c1);
 	}
@@ -629,6 +806,19 @@ static void do_futex(struct ctx *c)
 		val3 = (uint32_t)rnd64(c);
 	}
 
+	/* FUTEX_ATTACH, FUTEX_DETACH: the unused arguments are mostly 0 */
+	if (cmdu == FUTEX_ATTACH || cmdu == FUTEX_DETACH) {
+		if (pct(c, 93))
+			val = 0;
+		if (pct(c, 93))
+			a4 = 0;
+		if (pct(c, 93)) {
+			u2 = NULL;
+			c2 = C_NULL;
+		}
+		if (pct(c, 93))
+			val3 = 0;
+	}
 	if (usests && a4 != (long)&c->ts && a4 != (long)KADDR && a4 != (long)unmapped && a4 != (long)ro_pr)
 		outf("# sysfuzz: BUG: op %#x got timeout argument %#lx\n", op, a4);
 	k.a[0] = (long)u1;
@@ -722,7 +912,14 @@ static void do_futex(struct ctx *c)
 		if ((cmdu == FUTEX_WAIT_BITSET || cmdu == FUTEX_WAKE_BITSET) && !val3)
 			k.mustfail = "empty bitset";
 	}
-	issue(c, SYS_futex, &k);
+	if (att || cmdu == FUTEX_ATTACH || cmdu == FUTEX_DETACH)
+		model_attached(c, &k, op, c1, usests, tc);
+	ret = issue(c, SYS_futex, &k);
+	/* What the thread has attached now */
+	if (!ret && att && cmdu == FUTEX_ATTACH)
+		att_add(c, u1, c1);
+	else if (!ret && att && cmdu == FUTEX_DETACH)
+		att_del(c, u1);
 }
 
 /* ---- futex2 ------------------------------------------------------------ */
@@ -733,6 +930,8 @@ static unsigned int f2flags(struct ctx *c, int *badflags)
 
 	if (pct(c, 4))
 		f = rnd(c, 256);
+	else if (pct(c, 2))
+		f |= FUTEX_ATTACHED;	/* no attached futex2 operations */
 	*badflags = (f & ~(FUTEX2_SIZE_MASK | FUTEX2_PRIVATE)) || (f & FUTEX2_SIZE_MASK) != FUTEX2_SIZE_U32;
 	return f;
 }
@@ -1096,6 +1295,7 @@ static void spawn_thread(struct ctx *c)
 		return;
 	}
 	*n = *c;
+	n->natt = 0;		/* a new thread starts without attachments */
 	n->rng ^= rnd64(c) | 1;
 	n->slice = 50 + rnd(c, 150);
 	n->extra = 1;
@@ -1129,6 +1329,7 @@ static void do_fork(struct ctx *c)
 	}
 	if (!pid) {
 		c->leaf = 1;
+		c->natt = 0;	/* a forked child starts without attachments */
 		c->tid = rsys(SYS_gettid, 0, 0, 0, 0, 0, 0);
 		if (r < 40)
 			rsys(SYS_exit_group, 0, 0, 0, 0, 0, 0);
@@ -1152,6 +1353,7 @@ static int vm_child(void *arg)
 	long r;
 
 	c.leaf = 1;
+	c.natt = 0;		/* a new task starts without attachments */
 	c.tid = rsys(SYS_gettid, 0, 0, 0, 0, 0, 0);
 	c.rng ^= (uint64_t)c.tid << 17 | 1;
 	fuzz_loop(&c, 5 + rnd(&c, 30));
@@ -1282,11 +1484,13 @@ static long sys_futex(void *u, int op, unsigned int val, const struct timespec *
 	return syscall(SYS_futex, u, op, val, ts, NULL, 0);
 }
 
-enum pairkind { P_PRIVATE, P_SHARED, P_FUTEX2, P_TABLE, P_PROCESS };
+enum pairkind { P_PRIVATE, P_SHARED, P_FUTEX2, P_TABLE, P_PROCESS, P_ATTACHED };
 static const char *const pair_names[NHEALTH] = {
 	"health_private_wait_wake", "health_shared_wait_wake", "health_futex2_private_wait_wake",
 	"health_private_table_wait_wake", "health_cross_process_shared_wait_wake",
+	"health_attached_wait_wake",
 };
+#define FA	(FUTEX_ATTACHED | FUTEX_PRIVATE_FLAG)
 
 struct pair {
 	int kind;
@@ -1307,6 +1511,10 @@ static long pair_wait(struct pair *p)
 		ts.tv_sec += 10;
 		return syscall(__NR_futex_wait, p->word, 0UL, (unsigned long)FUTEX_BITSET_MATCH_ANY,
 			       FUTEX2_SIZE_U32 | FUTEX2_PRIVATE, &ts, CLOCK_MONOTONIC);
+	case P_ATTACHED:
+		if (sys_futex(p->word, FUTEX_ATTACH | FA, 0, NULL))
+			return -1;
+		return sys_futex(p->word, FUTEX_WAIT | FA, 0, &ts);
 	default:
 		return sys_futex(p->word, FUTEX_WAIT, 0, &ts);
 	}
@@ -1314,7 +1522,16 @@ static long pair_wait(struct pair *p)
 
 static long pair_wake(struct pair *p, uint32_t *w)
 {
+	static unsigned int n;
+
 	switch (p->kind) {
+	case P_ATTACHED:
+		/* The waiter attached: wake it attached and unattached in turn */
+		if (n++ & 1)
+			return sys_futex(w, FUTEX_WAKE_PRIVATE, 1, NULL);
+		if (sys_futex(w, FUTEX_ATTACH | FA, 0, NULL))
+			return -1;
+		return sys_futex(w, FUTEX_WAKE | FA, 1, NULL);
 	case P_PRIVATE: case P_TABLE:
 		return sys_futex(w, FUTEX_WAKE_PRIVATE, 1, NULL);
 	case P_FUTEX2:
@@ -1400,7 +1617,7 @@ static void pair(struct health *h, int kind, uint32_t *w)
 static int health_main(void)
 {
 	uint32_t *shw = mmap(NULL, pagesz, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
-	static uint32_t privw;
+	static uint32_t privw, attw;
 	int bits = ff_read_int("/proc/sys/kernel/futex_private_max_hash_bits", 4);
 	long r;
 
@@ -1421,6 +1638,13 @@ static int health_main(void)
 		pair(&sh->health[P_TABLE], P_TABLE, &privw);
 	}
 	pair(&sh->health[P_PROCESS], P_PROCESS, shw);
+	if (att_sup) {
+		pair(&sh->health[P_ATTACHED], P_ATTACHED, &attw);
+	} else {
+		sh->health[P_ATTACHED].state = 3;
+		snprintf(sh->health[P_ATTACHED].why, sizeof(sh->health[P_ATTACHED].why),
+			 "kernel without attached futexes (ENOSYS)");
+	}
 	return 0;
 }
 
@@ -1697,6 +1921,23 @@ int main(int argc, char **argv)
 	}
 	if (prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0))
 		perror("ff-sysfuzz: PR_SET_CHILD_SUBREAPER");
+	/* Attached futexes: a FUTEX_DETACH of a word never attached */
+	{
+		static uint32_t probe;
+		long r = syscall(SYS_futex, &probe, FUTEX_DETACH | FA, 0, NULL, NULL, 0);
+
+		att_max = ff_read_int("/proc/sys/kernel/futex_attached_max", 256);
+		if (r == -1 && errno == EBADF) {
+			att_sup = 1;
+		} else if (r != -1 || errno != ENOSYS) {
+			inc(&sh->unexpected);
+			printf("# sysfuzz: FAIL: FUTEX_DETACH of a word never attached returned %ld (%s), expected EBADF or ENOSYS\n",
+			       r, r < 0 ? strerrorname_np(errno) : "-");
+		}
+		printf("# sysfuzz: attached futexes: %s, futex_attached_max=%d\n",
+		       att_sup ? "yes" : "no (ENOSYS): FUTEX_ATTACH and FUTEX_ATTACHED must fail with ENOSYS",
+		       att_max);
+	}
 	slots = calloc(nworkers, sizeof(*slots));
 	if (!slots)
 		return 2;

@@ -18,27 +18,42 @@
  *             prealloc (FUTEX_PREALLOC_HASH only), global (random sizes,
  *             then SET_SLOTS 0 half way through); two resizer threads
  *             race each other (-R)
+ *   attached  attached futexes (CONFIG_FUTEX_ATTACHED, probed once with a
+ *             FUTEX_DETACH: EBADF runs it, ENOSYS skips it; -A turns it
+ *             off): a ping-pong pair on a word both sides attach, each
+ *             waiting and waking with or without FUTEX_ATTACHED in turn;
+ *             3 threads on a PI counter (attached, mixed, unattached
+ *             lock/unlock; FUTEX_DETACH by the owner must fail with EBUSY);
+ *             a churner that attaches and detaches the words the pairs and
+ *             the PI threads use, and 64-200 distinct words (cache growth,
+ *             procfs count, EBADF/EAGAIN/ETIMEDOUT/EBUSY checks, and once a
+ *             round ENOSPC at kernel.futex_attached_max)
  *   fork      children that exit at once, exec this program
  *             (--exec-child) or run a futex ping-pong of their own; each
- *             checks that it starts without a private table
+ *             checks that it starts without a private table (and, with
+ *             the attached workload, without the attachments of the
+ *             forking thread, or of the child before its exec)
  *
  * Every wake-up is accounted for: the hand-offs block without a timeout,
  * so a lost wake-up stalls its worker, and a watchdog fails the run when a
  * worker makes no progress for -w seconds, naming the worker and the
  * operation it is blocked in.  Requeue counts (woken + requeued) and the
  * number of waiters each wake returns must match the waiters queued
- * exactly; the PI mutex must give mutual exclusion and the right owner.
+ * exactly; the PI mutexes must give mutual exclusion and the right owner.
+ * Every errno an operation does not expect fails the round, naming the
+ * worker and the operation.
  *
  * Output: KTAP, one result per round, and a "# torture-summary:" line with
  * the totals (operations = futex/futex_waitv/prctl system calls issued).
  *
- * usage: ff-torture [-n OPS] [-r ROUNDS] [-w WATCHDOG_S] [-m MODES]
+ * usage: ff-torture [-n OPS] [-r ROUNDS] [-w WATCHDOG_S] [-m MODES] [-R N] [-A] [-X]
  *   -n  total futex system calls to issue (default 1000000, about two
  *       minutes on the debug (KASAN, lockdep) kernel under QEMU TCG)
  *   -r  rounds (default 8), modes cycle through -m (default
  *       auto,prctl,prealloc,global)
  *   -w  watchdog: seconds without progress that fail a worker (60)
  *   -R  resizer threads a round (default 2; 1 checks every size exactly)
+ *   -A  no attached workload (it runs when the kernel has FUTEX_ATTACH)
  *   -X  harness self-test: lose wake-ups on purpose (the follower of the
  *       first ping-pong pair skips its FUTEX_WAKE); the run must fail
  */
@@ -66,11 +81,16 @@
 #include "ff-util.h"
 
 #define PRIV(op)	((op) | FUTEX_PRIVATE_FLAG)
+#define ATT(op)		((op) | FUTEX_ATTACHED | FUTEX_PRIVATE_FLAG)
 #define NCOLLIDE	24
 #define NREQ		3
 #define NREQPI		2
 #define NPI		3
 #define MAXW		32
+#define NAPI		3	/* threads on the attached PI counter */
+#define NMANY_MIN	64	/* distinct words the churner attaches at once */
+#define NMANY_MAX	200
+#define NLIMIT_MAX	1024	/* the ENOSPC check up to this futex_attached_max */
 
 enum mode { M_AUTO, M_PRCTL, M_PREALLOC, M_GLOBAL, M_NR };
 static const char *const mode_names[M_NR] = { "auto", "prctl", "prealloc", "global" };
@@ -87,6 +107,7 @@ struct stats {
 	atomic_long execs;
 	atomic_long lost;	/* wake-ups that did not arrive */
 	atomic_long spurious;	/* requeued waiters that returned EAGAIN */
+	atomic_long att_ops;	/* operations with FUTEX_ATTACHED */
 };
 static struct stats *st;
 
@@ -101,6 +122,10 @@ static atomic_int global_chosen;	/* resizer 0 moves to the global table */
 static int drop_wake;
 static struct pp *drop_pair;
 static const char *argv0;
+static int att_on;		/* the attached workload runs (-A, probe) */
+static int att_max = 256;	/* kernel.futex_attached_max */
+static atomic_long round_att_ops;
+static __thread long my_ops;	/* futex system calls of this thread */
 
 struct worker {
 	const char *name;
@@ -140,6 +165,9 @@ static long futex(void *uaddr, int op, unsigned int val, const void *timeout,
 		  void *uaddr2, unsigned int val3)
 {
 	atomic_fetch_add_explicit(&round_ops, 1, memory_order_relaxed);
+	if (op & FUTEX_ATTACHED)
+		atomic_fetch_add_explicit(&round_att_ops, 1, memory_order_relaxed);
+	my_ops++;
 	return syscall(SYS_futex, uaddr, op, val, timeout, uaddr2, val3);
 }
 
@@ -155,22 +183,85 @@ static void step(struct worker *w, const char *op)
 	atomic_fetch_add_explicit(&w->progress, 1, memory_order_relaxed);
 }
 
-static void fwait(struct worker *w, atomic_uint *addr, unsigned int val, const char *op)
+static const char *att_sfx(int att)
 {
-	w->op = op;
-	if (futex(addr, PRIV(FUTEX_WAIT), val, NULL, NULL, 0) && errno != EAGAIN && errno != EINTR)
-		die("%s: %s: FUTEX_WAIT: %s", w->name, op, strerror(errno));
+	return att ? "|FUTEX_ATTACHED" : "";
 }
 
-static long fwake(struct worker *w, atomic_uint *addr, int nr, const char *op)
+/* FUTEX_WAIT, with FUTEX_ATTACHED if @att (the caller attached @addr) */
+static void fwait_att(struct worker *w, atomic_uint *addr, unsigned int val, const char *op, int att)
+{
+	w->op = op;
+	if (futex(addr, att ? ATT(FUTEX_WAIT) : PRIV(FUTEX_WAIT), val, NULL, NULL, 0) &&
+	    errno != EAGAIN && errno != EINTR)
+		die("%s: %s: FUTEX_WAIT%s: %s", w->name, op, att_sfx(att), strerror(errno));
+}
+
+static void fwait(struct worker *w, atomic_uint *addr, unsigned int val, const char *op)
+{
+	fwait_att(w, addr, val, op, 0);
+}
+
+static long fwake_att(struct worker *w, atomic_uint *addr, int nr, const char *op, int att)
 {
 	long r;
 
 	w->op = op;
-	r = futex(addr, PRIV(FUTEX_WAKE), nr, NULL, NULL, 0);
+	r = futex(addr, att ? ATT(FUTEX_WAKE) : PRIV(FUTEX_WAKE), nr, NULL, NULL, 0);
 	if (r < 0)
-		die("%s: %s: FUTEX_WAKE: %s", w->name, op, strerror(errno));
+		die("%s: %s: FUTEX_WAKE%s: %s", w->name, op, att_sfx(att), strerror(errno));
 	return r;
+}
+
+static long fwake(struct worker *w, atomic_uint *addr, int nr, const char *op)
+{
+	return fwake_att(w, addr, nr, op, 0);
+}
+
+/* FUTEX_ATTACH or FUTEX_DETACH (@cmd) of @addr: 0 or the errno */
+static int fattach(void *addr, int cmd)
+{
+	return futex(addr, ATT(cmd), 0, NULL, NULL, 0) ? errno : 0;
+}
+
+static const char *attach_name(int cmd)
+{
+	return cmd == FUTEX_ATTACH ? "FUTEX_ATTACH" : "FUTEX_DETACH";
+}
+
+/* FUTEX_ATTACH or FUTEX_DETACH that must succeed */
+static void xattach(struct worker *w, void *addr, int cmd, const char *op)
+{
+	int e;
+
+	w->op = op;
+	e = fattach(addr, cmd);
+	if (e)
+		die("%s: %s: %s: %s", w->name, op, attach_name(cmd), strerror(e));
+}
+
+/* A result @r of @cmd that must be the error @err */
+static void expect_err(struct worker *w, long r, int err, const char *op, const char *cmd)
+{
+	if (r != -1 || errno != err)
+		die("%s: %s: %s returned %ld (%s), expected %s", w->name, op, cmd, r,
+		    r < 0 ? strerror(errno) : "-", strerrorname_np(err));
+}
+
+/* "attached:" of /proc/thread-self/futex_attached, -1 without the file */
+static long attached_count(void)
+{
+	char buf[128], key[64];
+	long v, ret = -1;
+	FILE *f = fopen("/proc/thread-self/futex_attached", "r");
+
+	if (!f)
+		return -1;
+	while (fgets(buf, sizeof(buf), f))
+		if (sscanf(buf, "%63[^:]: %ld", key, &v) == 2 && !strcmp(key, "attached"))
+			ret = v;
+	fclose(f);
+	return ret;
 }
 
 static unsigned int rnd(unsigned int *seed)
@@ -191,13 +282,22 @@ static int done(void)
 
 /* ---- wake: ping-pong through one word -------------------------------- */
 
-struct pp { atomic_uint w; struct worker *drv, *fol; };
+/*
+ * With att (the attached pair), both sides attach the word; in hand-off i
+ * each side wakes attached if bit 0 of i is clear and waits attached if
+ * bit 1 is clear, so that every four hand-offs meet each combination of
+ * an attached or unattached waiter with an attached or unattached waker.
+ */
+struct pp { atomic_uint w; struct worker *drv, *fol; int att; };
 
 static void *pp_follower(void *arg)
 {
 	struct pp *p = arg;
-	unsigned int v;
+	unsigned int v, n = 0;
+	int a;
 
+	if (p->att)
+		xattach(p->fol, &p->w, FUTEX_ATTACH, "attach(pong)");
 	for (;;) {
 		v = atomic_load(&p->w);
 		if (v == 3) {
@@ -215,30 +315,45 @@ static void *pp_follower(void *arg)
 				step(p->fol, "idle");
 				continue;
 			}
-			fwake(p->fol, &p->w, 1, "wake(pong)");
+			a = p->att && !(n & 1);
+			fwake_att(p->fol, &p->w, 1, a ? "wake(pong, attached)" : "wake(pong)", a);
+			/* Now and then detach and attach again, the driver waiting */
+			if (p->att && (++n & 255) == 0) {
+				xattach(p->fol, &p->w, FUTEX_DETACH, "detach(pong)");
+				xattach(p->fol, &p->w, FUTEX_ATTACH, "attach(pong)");
+			}
 			step(p->fol, "idle");
 			continue;
 		}
-		fwait(p->fol, &p->w, v, "wait(ping)");
+		a = p->att && !(n & 2);
+		fwait_att(p->fol, &p->w, v, a ? "wait(ping, attached)" : "wait(ping)", a);
 	}
 }
 
 static void *pp_driver(void *arg)
 {
 	struct pp *p = arg;
+	unsigned int i = 0;
+	int a;
 
+	if (p->att)
+		xattach(p->drv, &p->w, FUTEX_ATTACH, "attach(ping)");
 	for (;;) {
 		atomic_store(&p->w, 1);
-		fwake(p->drv, &p->w, 1, "wake(ping)");
+		a = p->att && !(i & 1);
+		fwake_att(p->drv, &p->w, 1, a ? "wake(ping, attached)" : "wake(ping)", a);
+		a = p->att && !(i & 2);
 		while (atomic_load(&p->w) == 1)
-			fwait(p->drv, &p->w, 1, "wait(pong)");
+			fwait_att(p->drv, &p->w, 1, a ? "wait(pong, attached)" : "wait(pong)", a);
 		atomic_fetch_add(&st->handoffs, 1);
 		step(p->drv, "idle");
+		i++;
 		if (done())
 			break;
 	}
 	atomic_store(&p->w, 3);
-	fwake(p->drv, &p->w, 1, "wake(stop)");
+	a = p->att && (i & 1);
+	fwake_att(p->drv, &p->w, 1, "wake(stop)", a);
 	p->drv->op = NULL;
 	return NULL;
 }
@@ -486,6 +601,257 @@ static void *pi_worker(void *arg)
 	return NULL;
 }
 
+/* ---- attached: a PI counter, attached, mixed and unattached ---------- */
+
+/*
+ * apilock-att attaches the word before the others start (a first
+ * FUTEX_ATTACH with unattached PI waiters queued fails with EBUSY) and uses
+ * FUTEX_ATTACHED for all its PI operations; apilock-mix locks and unlocks
+ * with or without it in turn, detaches and attaches again now and then,
+ * and checks that FUTEX_DETACH fails with EBUSY while it owns the lock;
+ * apilock never attaches.  Their attachments keep the word's state alive
+ * until apilock-att finishes (api_gone): only then may a FUTEX_ATTACH of
+ * the word fail with EBUSY.
+ */
+static atomic_uint api_m, api_ready, api_gone;
+static long api_count, api_local[NAPI];
+
+static void *api_worker(void *arg)
+{
+	static const char *const names[NAPI] = { "apilock-att", "apilock-mix", "apilock" };
+	long i = (long)arg;
+	struct worker *w = worker_new(names[i]);
+	pid_t tid = gettid_();
+	unsigned int n = 0, x;
+	int attached = 0, kernel, la, ua, lop, e;
+	long r, c;
+
+	if (i == 0) {
+		xattach(w, &api_m, FUTEX_ATTACH, "attach(pi)");
+		attached = 1;
+		atomic_store(&api_ready, 1);
+		fwake(w, &api_ready, INT_MAX, "wake(pi ready)");
+	} else {
+		while (!atomic_load(&api_ready))
+			fwait(w, &api_ready, 0, "wait(pi ready)");
+		if (i == 1) {
+			xattach(w, &api_m, FUTEX_ATTACH, "attach(pi)");
+			attached = 1;
+		}
+	}
+	while (!done()) {
+		la = attached && (i == 0 || (n & 1));
+		ua = attached && (i == 0 || (n & 4));
+		lop = n & 2 ? FUTEX_LOCK_PI2 : FUTEX_LOCK_PI;
+		kernel = 0;
+		x = 0;
+		if (!atomic_compare_exchange_strong(&api_m, &x, tid)) {
+			if (la && (n & 8)) {
+				w->op = "FUTEX_TRYLOCK_PI|FUTEX_ATTACHED";
+				r = futex(&api_m, ATT(FUTEX_TRYLOCK_PI), 0, NULL, NULL, 0);
+				if (!r)
+					kernel = 1;
+				else if (errno != EAGAIN)
+					die("%s: %s: %s", w->name, w->op, strerror(errno));
+			}
+			if (!kernel) {
+				w->op = lop == FUTEX_LOCK_PI2 ?
+					(la ? "FUTEX_LOCK_PI2|FUTEX_ATTACHED" : "FUTEX_LOCK_PI2") :
+					(la ? "FUTEX_LOCK_PI|FUTEX_ATTACHED" : "FUTEX_LOCK_PI");
+				while (futex(&api_m, la ? ATT(lop) : PRIV(lop), 0, NULL, NULL, 0)) {
+					if (errno != EINTR && errno != EAGAIN)
+						die("%s: %s: %s", w->name, w->op, strerror(errno));
+				}
+				kernel = 1;
+			}
+		}
+		if ((atomic_load(&api_m) & FUTEX_TID_MASK) != (unsigned int)tid)
+			die("%s: lock acquired, but the futex names owner %#x, not %d",
+			    w->name, atomic_load(&api_m), tid);
+		/* Owned after a PI operation on its state: no detaching */
+		if (kernel && la && i == 1) {
+			w->op = "FUTEX_DETACH(owner)";
+			r = futex(&api_m, ATT(FUTEX_DETACH), 0, NULL, NULL, 0);
+			expect_err(w, r, EBUSY, "detach(pi, owner)", "FUTEX_DETACH");
+		}
+		c = api_count;
+		if ((c & 15) == 0)
+			sched_yield();
+		api_count = c + 1;
+		api_local[i]++;
+		x = tid;
+		if (!atomic_compare_exchange_strong(&api_m, &x, 0)) {
+			w->op = ua ? "FUTEX_UNLOCK_PI|FUTEX_ATTACHED" : "FUTEX_UNLOCK_PI";
+			if (futex(&api_m, ua ? ATT(FUTEX_UNLOCK_PI) : PRIV(FUTEX_UNLOCK_PI), 0, NULL, NULL, 0))
+				die("%s: %s: %s", w->name, w->op, strerror(errno));
+		}
+		/* Not the owner: detaching succeeds, attaching finds the state */
+		if (++n % 64 == 0 && i == 1) {
+			if (attached)
+				xattach(w, &api_m, FUTEX_DETACH, "detach(pi)");
+			w->op = "attach(pi)";
+			e = fattach(&api_m, FUTEX_ATTACH);
+			attached = !e;
+			if (e && (e != EBUSY || !atomic_load(&api_gone)))
+				die("%s: attach(pi): FUTEX_ATTACH: %s", w->name, strerror(e));
+		}
+		step(w, "idle");
+	}
+	if (i == 0)
+		atomic_store(&api_gone, 1);
+	w->op = NULL;
+	return NULL;
+}
+
+/* ---- attached: attach/detach churn ---------------------------------- */
+
+static struct pp apair;		/* the attached ping-pong pair */
+static atomic_uint *churn_words[3];	/* words others wait on, wake, lock */
+static atomic_uint *many;	/* words the churner attaches in bulk */
+static atomic_uint fork_word;	/* attached by the forker, not its children */
+
+static void check_count(struct worker *w, const char *what, long want)
+{
+	long n = attached_count();
+
+	if (n >= 0 && n != want)
+		die("%s: %s: /proc/thread-self/futex_attached says %ld attached, expected %ld",
+		    w->name, what, n, want);
+}
+
+/*
+ * Attach @n distinct words (@stride apart from word @off of the array, so
+ * that the cache grows), use them
+ * (wakes that find nobody, a wait on a wrong value, an expired wait with
+ * FUTEX_CLOCK_REALTIME, PI lock and unlock with a detach in between that
+ * must fail), at @limit fill up to kernel.futex_attached_max and expect
+ * ENOSPC, and detach them all.  The churner holds no other attachment.
+ */
+static void churn_many(struct worker *w, unsigned int n, unsigned int stride, unsigned int off,
+		       int limit)
+{
+	static const struct timespec past = { 0, 0 };	/* CLOCK_REALTIME: expired */
+	atomic_uint *base = many + off;
+	unsigned int k, top = n;
+	pid_t tid = gettid_();
+	long r;
+	int e;
+
+	for (k = 0; k < n; k++)
+		xattach(w, &base[k * stride], FUTEX_ATTACH, "attach(many)");
+	check_count(w, "after attaching many", n);
+	for (k = 0; k < n; k++) {
+		w->op = "wake(many, attached)";
+		r = futex(&base[k * stride], ATT(FUTEX_WAKE), 1, NULL, NULL, 0);
+		if (r)
+			die("%s: %s: FUTEX_WAKE|FUTEX_ATTACHED on a word nobody waits on returned %ld (%s)",
+			    w->name, w->op, r, r < 0 ? strerror(errno) : "-");
+	}
+	w->op = "wait(many, wrong value)";
+	r = futex(&base[0], ATT(FUTEX_WAIT), 1, NULL, NULL, 0);
+	expect_err(w, r, EAGAIN, w->op, "FUTEX_WAIT|FUTEX_ATTACHED");
+	w->op = "wait(many, expired)";
+	r = futex(&base[0], ATT(FUTEX_WAIT_BITSET) | FUTEX_CLOCK_REALTIME, 0, &past, NULL,
+		  FUTEX_BITSET_MATCH_ANY);
+	expect_err(w, r, ETIMEDOUT, w->op, "FUTEX_WAIT_BITSET|FUTEX_CLOCK_REALTIME|FUTEX_ATTACHED");
+
+	/* PI on an attached word of its own: the owner cannot detach */
+	w->op = "lock(many)";
+	r = futex(&base[stride], ATT(FUTEX_LOCK_PI2) | FUTEX_CLOCK_REALTIME, 0, NULL, NULL, 0);
+	if (r || atomic_load(&base[stride]) != (unsigned int)tid)
+		die("%s: %s: FUTEX_LOCK_PI2|FUTEX_CLOCK_REALTIME|FUTEX_ATTACHED of a free word returned %ld (%s), word %#x",
+		    w->name, w->op, r, r < 0 ? strerror(errno) : "-", atomic_load(&base[stride]));
+	w->op = "detach(many, owner)";
+	r = futex(&base[stride], ATT(FUTEX_DETACH), 0, NULL, NULL, 0);
+	expect_err(w, r, EBUSY, w->op, "FUTEX_DETACH");
+	w->op = "unlock(many)";
+	if (futex(&base[stride], ATT(FUTEX_UNLOCK_PI), 0, NULL, NULL, 0) || atomic_load(&base[stride]))
+		die("%s: %s: FUTEX_UNLOCK_PI|FUTEX_ATTACHED: %s, word %#x", w->name, w->op,
+		    strerror(errno), atomic_load(&base[stride]));
+	w->op = "trylock(many)";
+	if (futex(&base[stride], ATT(FUTEX_TRYLOCK_PI), 0, NULL, NULL, 0) ||
+	    futex(&base[stride], ATT(FUTEX_UNLOCK_PI), 0, NULL, NULL, 0) || atomic_load(&base[stride]))
+		die("%s: %s: FUTEX_TRYLOCK_PI/FUTEX_UNLOCK_PI|FUTEX_ATTACHED: %s, word %#x", w->name,
+		    w->op, strerror(errno), atomic_load(&base[stride]));
+
+	/* The limit: ENOSPC for the one beyond kernel.futex_attached_max */
+	if (limit && att_max <= NLIMIT_MAX) {
+		for (; top < (unsigned int)att_max; top++)
+			xattach(w, &base[top * stride], FUTEX_ATTACH, "attach(up to the limit)");
+		check_count(w, "at kernel.futex_attached_max", top);
+		w->op = "attach(beyond the limit)";
+		e = fattach(&base[top * stride], FUTEX_ATTACH);
+		if (e != ENOSPC)
+			die("%s: %s: FUTEX_ATTACH of word %u with kernel.futex_attached_max=%d: %s, expected ENOSPC",
+			    w->name, w->op, top + 1, att_max, e ? strerror(e) : "success");
+	}
+	for (k = 0; k < top; k++)
+		xattach(w, &base[k * stride], FUTEX_DETACH, "detach(many)");
+	check_count(w, "after detaching all", 0);
+	w->op = "wake(many, detached)";
+	r = futex(&base[0], ATT(FUTEX_WAKE), 1, NULL, NULL, 0);
+	expect_err(w, r, EBADF, w->op, "FUTEX_WAKE|FUTEX_ATTACHED");
+}
+
+static void *churner(void *arg)
+{
+	static const char *const what[3] = { "ping-pong word", "attached ping-pong word", "PI word" };
+	struct worker *w = worker_new("attach-churn");
+	unsigned int seed = 4711, cycle = 0, n;
+	atomic_uint *a;
+	long r;
+	int t, e;
+
+	(void)arg;
+	while (!done()) {
+		/* At most an eighth of the round's operations */
+		while (my_ops * 8 > atomic_load(&round_ops) && !done()) {
+			usleep(1000);
+			step(w, "idle(throttle)");
+		}
+		for (t = 0; t < 3; t++) {
+			a = churn_words[t];
+			w->op = what[t];
+			e = fattach(a, FUTEX_ATTACH);
+			if (e == EBUSY && t == 2 && atomic_load(&api_gone))
+				continue;
+			if (e)
+				die("%s: attach(%s): FUTEX_ATTACH: %s", w->name, what[t], strerror(e));
+			/* Attaching again does nothing; one detach undoes it */
+			e = fattach(a, FUTEX_ATTACH);
+			if (e)
+				die("%s: attach(%s) again: FUTEX_ATTACH: %s", w->name, what[t], strerror(e));
+			if (t < 2) {
+				/* A spurious wake-up for the pair, and a wait that must not block */
+				r = fwake_att(w, a, 1, "wake(churn, attached)", 1);
+				if (r > 1)
+					die("%s: FUTEX_WAKE|FUTEX_ATTACHED of 1 on the %s woke %ld",
+					    w->name, what[t], r);
+				w->op = "wait(churn, wrong value)";
+				r = futex(a, ATT(FUTEX_WAIT), 0xdead0000, NULL, NULL, 0);
+				expect_err(w, r, EAGAIN, w->op, "FUTEX_WAIT|FUTEX_ATTACHED");
+			}
+			xattach(w, a, FUTEX_DETACH, "detach(churn)");
+			w->op = "detach(churn, detached)";
+			r = futex(a, ATT(FUTEX_DETACH), 0, NULL, NULL, 0);
+			expect_err(w, r, EBADF, w->op, "FUTEX_DETACH");
+			w->op = "wake(churn, detached)";
+			r = futex(a, ATT(FUTEX_WAKE), 1, NULL, NULL, 0);
+			expect_err(w, r, EBADF, w->op, "FUTEX_WAKE|FUTEX_ATTACHED");
+		}
+		if ((cycle & 15) == 0) {
+			n = NMANY_MIN + rnd(&seed) % (NMANY_MAX - NMANY_MIN + 1);
+			if (n > (unsigned int)att_max)
+				n = att_max;
+			churn_many(w, n, rnd(&seed) & 1 ? 16 : 1, rnd(&seed) % 64, cycle == 0);
+		}
+		cycle++;
+		step(w, "idle");
+	}
+	w->op = NULL;
+	return NULL;
+}
+
 /* ---- collide: many short-lived waiters on distinct words ------------- */
 
 static atomic_uint *cw;		/* NCOLLIDE words, one per 64 bytes */
@@ -675,6 +1041,24 @@ static void check_no_table(const char *who)
 	}
 }
 
+/*
+ * A forked child (a copy of the forker, which attached fork_word) or an
+ * exec'd one (which attached it before its exec) has no attachments.
+ */
+static void check_no_attachments(const char *who)
+{
+	long r = syscall(SYS_futex, &fork_word, ATT(FUTEX_WAKE), 1, NULL, NULL, 0);
+	int e = errno;
+	long n = attached_count();
+
+	if ((r != -1 || (e != EBADF && e != ENOSYS)) || n > 0) {
+		printf("# torture: FAIL: %s: FUTEX_WAKE|FUTEX_ATTACHED of the forker's word returned %ld (%s), expected EBADF; %ld attached\n",
+		       who, r, r < 0 ? strerror(e) : "-", n);
+		fflush(stdout);
+		_exit(1);
+	}
+}
+
 static int child_pingpong(int n)
 {
 	static struct pp p;
@@ -710,6 +1094,8 @@ static void *forker(void *arg)
 	pid_t pid;
 
 	(void)arg;
+	if (att_on)
+		xattach(w, &fork_word, FUTEX_ATTACH, "attach(fork word)");
 	while (!done()) {
 		w->op = "fork";
 		pid = fork();
@@ -719,8 +1105,17 @@ static void *forker(void *arg)
 			switch (i % 3) {
 			case 0:
 				check_no_table("forked child");
+				if (att_on)
+					check_no_attachments("forked child");
 				_exit(0);
 			case 1:
+				/* Attachments end at exec: checked by --exec-child */
+				if (att_on && fattach(&fork_word, FUTEX_ATTACH)) {
+					printf("# torture: FAIL: forked child: FUTEX_ATTACH before exec: %s\n",
+					       strerror(errno));
+					fflush(stdout);
+					_exit(1);
+				}
 				execl("/proc/self/exe", argv0, "--exec-child", (char *)NULL);
 				_exit(127);
 			default:
@@ -866,6 +1261,22 @@ static int run_round(enum mode m, long target)
 
 	for (i = 0; i < NPI; i++)
 		pthread_create(&t[nt++], NULL, pi_worker, (void *)(long)i);
+	if (att_on) {
+		many = calloc((NLIMIT_MAX + 2) * 16 + 64, sizeof(*many));
+		if (!many)
+			die("calloc");
+		apair.att = 1;
+		apair.drv = worker_new("att-ping");
+		apair.fol = worker_new("att-pong");
+		pthread_create(&t[nt++], NULL, pp_follower, &apair);
+		pthread_create(&t[nt++], NULL, pp_driver, &apair);
+		for (i = 0; i < NAPI; i++)
+			pthread_create(&t[nt++], NULL, api_worker, (void *)(long)i);
+		churn_words[0] = &pp[1].w;
+		churn_words[1] = &apair.w;
+		churn_words[2] = &api_m;
+		pthread_create(&t[nt++], NULL, churner, NULL);
+	}
 	pthread_create(&t[nt++], NULL, c_driver, NULL);
 	for (i = 0; i < nresizers; i++)
 		pthread_create(&t[nt++], NULL, resizer, (void *)(long)(m | i << 8));
@@ -879,6 +1290,17 @@ static int run_round(enum mode m, long target)
 	if (sum != pi_count)
 		die("pilock: %ld critical sections, counter says %ld: mutual exclusion broken", sum, pi_count);
 	atomic_fetch_add(&st->handoffs, sum);
+	if (att_on) {
+		for (sum = 0, i = 0; i < NAPI; i++)
+			sum += api_local[i];
+		if (sum != api_count)
+			die("apilock: %ld critical sections, counter says %ld: mutual exclusion broken",
+			    sum, api_count);
+		if (atomic_load(&api_m))
+			die("apilock: the PI futex is %#x after all threads unlocked it", atomic_load(&api_m));
+		atomic_fetch_add(&st->handoffs, sum);
+	}
+	atomic_fetch_add(&st->att_ops, atomic_load(&round_att_ops));
 	read_hash_stats();
 	printf("# torture: round mode=%s ops=%ld slots-at-end=%d\n", mode_names[m],
 	       atomic_load(&round_ops), prctl(PR_FUTEX_HASH, PR_FUTEX_HASH_GET_SLOTS, 0, 0, 0));
@@ -892,7 +1314,10 @@ static int run_round(enum mode m, long target)
 int main(int argc, char **argv)
 {
 	long ops = 1000000;
-	int rounds = 8, nmodes = 0, i, c, failed = 0;
+	int rounds = 8, nmodes = 0, i, c, failed = 0, no_att = 0;
+	const char *att_why = "on";
+	static atomic_uint probe;
+	long r;
 	enum mode modes[M_NR * 4];
 	char *mlist = strdup("auto,prctl,prealloc,global"), *tok;
 	struct timespec t0, t1;
@@ -904,10 +1329,12 @@ int main(int argc, char **argv)
 
 	if (argc > 1 && !strcmp(argv[1], "--exec-child")) {
 		check_no_table("exec'd child");
+		check_no_attachments("exec'd child");
 		return child_pingpong(50);
 	}
-	while ((c = getopt(argc, argv, "n:r:w:m:R:X")) != -1) {
+	while ((c = getopt(argc, argv, "n:r:w:m:R:AX")) != -1) {
 		switch (c) {
+		case 'A': no_att = 1; break;
 		case 'X': drop_wake = 1; break;
 		case 'n': ops = atol(optarg); break;
 		case 'r': rounds = atoi(optarg); break;
@@ -915,7 +1342,7 @@ int main(int argc, char **argv)
 		case 'm': free(mlist); mlist = strdup(optarg); break;
 		case 'R': nresizers = atoi(optarg); break;
 		default:
-			fprintf(stderr, "usage: ff-torture [-n OPS] [-r ROUNDS] [-w WATCHDOG_S] [-m auto,prctl,prealloc,global] [-R RESIZERS]\n");
+			fprintf(stderr, "usage: ff-torture [-n OPS] [-r ROUNDS] [-w WATCHDOG_S] [-m auto,prctl,prealloc,global] [-R RESIZERS] [-A] [-X]\n");
 			return 2;
 		}
 	}
@@ -941,9 +1368,25 @@ int main(int argc, char **argv)
 	if (st == MAP_FAILED)
 		return 2;
 
+	/* Attached futexes: a FUTEX_DETACH of a word never attached */
+	att_max = ff_read_int("/proc/sys/kernel/futex_attached_max", 256);
+	r = syscall(SYS_futex, &probe, ATT(FUTEX_DETACH), 0, NULL, NULL, 0);
+	if (r == -1 && errno == ENOSYS)
+		att_why = "off (kernel without FUTEX_ATTACH: ENOSYS)";
+	else if (r != -1 || errno != EBADF)
+		die("FUTEX_DETACH of a word never attached returned %ld (%s), expected EBADF or ENOSYS",
+		    r, r < 0 ? strerror(errno) : "-");
+	else if (no_att)
+		att_why = "off (-A)";
+	else if (att_max < 4)
+		att_why = "off (kernel.futex_attached_max below 4)";
+	else
+		att_on = 1;
+
 	printf("KTAP version 1\n1..%d\n", rounds);
 	printf("# torture: policy %d, %ld operations in %d rounds, watchdog %d s\n",
 	       policy, ops, rounds, watchdog_s);
+	printf("# torture: attached futexes: %s, kernel.futex_attached_max=%d\n", att_why, att_max);
 	clock_gettime(CLOCK_MONOTONIC, &t0);
 	for (i = 0; i < rounds; i++) {
 		enum mode m = modes[i % nmodes];
@@ -964,10 +1407,10 @@ int main(int argc, char **argv)
 		}
 	}
 	clock_gettime(CLOCK_MONOTONIC, &t1);
-	printf("# torture-summary: policy=%d ops=%ld handoffs=%ld resizes=%ld switches=%ld growths=%ld migrated=%ld forks=%ld execs=%ld lost=%ld spurious=%ld failed_rounds=%d seconds=%.1f\n",
+	printf("# torture-summary: policy=%d ops=%ld handoffs=%ld resizes=%ld switches=%ld growths=%ld migrated=%ld forks=%ld execs=%ld lost=%ld spurious=%ld failed_rounds=%d seconds=%.1f attached_ops=%ld\n",
 	       policy, atomic_load(&st->ops), atomic_load(&st->handoffs), atomic_load(&st->resizes),
 	       atomic_load(&st->switches), atomic_load(&st->growths), atomic_load(&st->migrated),
 	       atomic_load(&st->forks), atomic_load(&st->execs), atomic_load(&st->lost), atomic_load(&st->spurious), failed,
-	       (double)(t1.tv_sec - t0.tv_sec) + (t1.tv_nsec - t0.tv_nsec) / 1e9);
+	       (double)(t1.tv_sec - t0.tv_sec) + (t1.tv_nsec - t0.tv_nsec) / 1e9, atomic_load(&st->att_ops));
 	return failed ? 1 : 0;
 }

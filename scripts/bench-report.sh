@@ -43,13 +43,14 @@ def get(wl, km, param, metric):
     v = data.get((wl, km, str(param), metric))
     return statistics.median(v) if v else None
 
-modes = ["0", "1", "2", "3", "prealloc"]
+modes = ["0", "1", "2", "3", "prealloc", "attached"]
 mode_name = {"0": "m0 (off)", "1": "m1 (first conflict, default)", "2": "m2 (first private op)",
-             "3": "m3 (second thread)", "prealloc": "prealloc (m1 + FUTEX_PREALLOC_HASH)"}
+             "3": "m3 (second thread)", "prealloc": "prealloc (m1 + FUTEX_PREALLOC_HASH)",
+             "attached": "attached (m1, victim's futexes attached)"}
 kms = [("vanilla/global", "vanilla")]
 if any(k[1] == "patched/global" for k in data):
     kms.append(("patched/global", "patched (no policy sysctl)"))
-kms += [("patched/" + ("m" + m if m != "prealloc" else m), "patched " + mode_name[m]) for m in modes]
+kms += [("patched/" + (m if m in ("prealloc", "attached") else "m" + m), "patched " + mode_name[m]) for m in modes]
 levels = sorted({int(k[2]) for k in data if k[0] == "victim-wake"} | ({0, 8192, 65536} if quick else {0, 2048, 8192, 32768, 65536}))
 
 def fmt(x, unit="x"):
@@ -224,7 +225,8 @@ if not quick and "wall" in parts:
 ic_modes = [("vanilla/global", "vanilla")] + [("patched/" + m, "patched " + n) for m, n in (
     ("m0", "m0 (off)"), ("m1", "m1 (global path)"), ("m1on", "m1 (global path, tables in use)"),
     ("m2", "m2 (first op: private table)"),
-    ("m3", "m3 (second thread)"), ("prealloc", "prealloc 16"), ("prctl", "prctl SET_SLOTS 16"))]
+    ("m3", "m3 (second thread)"), ("prealloc", "prealloc 16"), ("prctl", "prctl SET_SLOTS 16"),
+    ("attached", "attached (m1, 2 futexes attached)"))]
 ic_ops = ["getpid"] + ["%s_%s" % (o, k) for o in ("wake", "wait", "trylock_pi", "cmp_requeue", "wake_op",
                                                   "waitv", "futex2_wake", "futex2_wait") for k in ("private", "shared")]
 ic_have = [o for o in ic_ops if any(get("icount", km, o, "insn_per_call") is not None for km, _ in ic_modes)]
@@ -284,8 +286,43 @@ if "icount" in parts and ic_have:
             lambda r: r <= 0.97, 0.97)
     p()
 
+    at = "patched/attached"
+    if get("icount", at, "attached_wake", "insn_per_call") is not None:
+        p("### Attached futexes (TCG icount)")
+        p()
+        p("The same boots: the patched kernel's mode `attached` (policy 1, the measuring thread attached the "
+          "words of the attached operations with FUTEX_ATTACH first; guest/ff-icount.c). Each attached "
+          "operation against the same operation unattached on the global table (policy 1, mode m1) and on a "
+          "private table (prealloc 16). Goal (issue 12): attached <= 0.95x of unattached.")
+        p()
+        p("| operation | attached (insn) | unattached, global table (m1) | ratio | unattached, private table "
+          "(prealloc) | ratio |")
+        p("|---|---:|---:|---:|---:|---:|")
+        bad = []
+        for o, u in (("attached_wake", "wake_private"), ("attached_wait", "wait_private"),
+                     ("attached_trylock_pi", "trylock_pi_private")):
+            a = get("icount", at, o, "insn_per_call")
+            g = get("icount", "patched/m1", u, "insn_per_call")
+            q = get("icount", "patched/prealloc", u, "insn_per_call")
+            for ref in (g, q):
+                if a and ref and a / ref > 0.95:
+                    bad.append("%s %.3fx" % (o, a / ref))
+            p("| %s vs %s | %s | %s | %s | %s | %s |" % (o, u, fmt(a, "n"), fmt(g, "n"),
+              "%.3fx" % (a / g) if a and g else "n/a", fmt(q, "n"), "%.3fx" % (a / q) if a and q else "n/a"))
+        p()
+        p("- attached <= 0.95x of unattached (global and private table): **%s**%s" % (
+            "PASS" if not bad else "FAIL", "" if not bad else " (" + ", ".join(bad) + ")"))
+        ad = get("icount", at, "attach_detach", "insn_per_call")
+        ag = get("icount", at, "attach_grow", "insn_per_call")
+        gr = get("icount-attach", at, "-", "growths")
+        p("- FUTEX_ATTACH + FUTEX_DETACH of one futex, cache already sized: %s instructions per pair" % fmt(ad, "n"))
+        p("- FUTEX_ATTACH of 64 futexes by a new thread, cache growths included: %s instructions per attach "
+          "(%s growths)" % (fmt(ag, "n"), fmt(gr, "n")))
+        p()
+
     nk = [("vanilla/global", "vanilla"), ("patched/m0", "patched m0 (off)"),
-          ("patched/m1", "patched m1 (first conflict, default)"), ("patched/prealloc", "patched prealloc")]
+          ("patched/m1", "patched m1 (first conflict, default)"), ("patched/prealloc", "patched prealloc"),
+          ("patched/attached", "patched attached (FUTEX_WAKE with FUTEX_ATTACHED)")]
     if any(get("ic:victim-wake", km, 0, "p50_ns") is not None for km, _ in nk):
         p("### Noisy neighbour under TCG icount: victim FUTEX_WAKE (instructions)")
         p()
@@ -301,6 +338,11 @@ if "icount" in parts and ic_have:
             p("| %s | %s | %s | %s | %s | %s | %s |" % (name, fmt(q, "n"), fmt(v, "n"), fmt(v / q if q and v else None),
               fmt(q9, "n"), fmt(v9, "n"), fmt(v9 / q9 if q9 and v9 else None)))
         p()
+        q, v = get("ic:victim-wake", "patched/attached", 0, "p50_ns"), get("ic:victim-wake", "patched/attached", 65536, "p50_ns")
+        if q and v:
+            p("- Goal (issue 12): attached victim FUTEX_WAKE at 65,536 neighbour waiters <= 1.05x of quiet: "
+              "**%s** (%.3fx, TCG icount)" % ("PASS" if v / q <= 1.05 else "FAIL", v / q))
+            p()
 
 # ---- rtlat: SCHED_FIFO lateness during table switches ----
 rt_cases = [("quiet", "quiet (trigger loops on getppid())"), ("prctl", "prctl SET_SLOTS 65536 <-> 2"),

@@ -74,8 +74,9 @@ wait_builds() {
 	done
 }
 
-build() { # name tree out -> prints bzImage path
+build() { # name tree out [fragment...] -> prints bzImage path
 	local name=$1 src=$2 out=$3 img=$3/arch/x86/boot/bzImage
+	shift 3
 	if { [ "$quick" = 1 ] || [ "${BENCH_REUSE:-0}" = 1 ]; } && [ -f "$img" ]; then
 		step "$name kernel: QUICK/BENCH_REUSE reuses $img (built $(date -r "$img" '+%F %T'), not rebuilt)" >&2
 		if [ "$(git -C "$src" log -1 --format=%ct 2>/dev/null || echo 0)" -gt "$(stat -c %Y "$img")" ]; then
@@ -86,7 +87,7 @@ build() { # name tree out -> prints bzImage path
 	fi
 	wait_builds
 	step "$name kernel: building $src in $out" >&2
-	scripts/build-kernel.sh "$src" "$out" "$frag" >&2 ||
+	scripts/build-kernel.sh "$src" "$out" "$frag" "$@" >&2 ||
 		die "$name kernel: build of $src failed (log $out/build.log)"
 	[ -f "$img" ] || die "$name kernel: $img missing after the build"
 	echo "$img"
@@ -105,7 +106,8 @@ pimg=
 # (No 'git log | grep -q' under pipefail: git dies of SIGPIPE.)
 series=$(git -C "$tree" log --oneline base..HEAD 2>/dev/null || true)
 if grep -qi 'private' <<<"$series"; then
-	pimg=$(build patched "$tree" "$pout")
+	# The patched kernel also has the attached futexes (configs/attached.config).
+	pimg=$(build patched "$tree" "$pout" configs/attached.config)
 else
 	warn "$tree has no process-private hash patch yet (git log base..HEAD); patched columns are n/a"
 fi

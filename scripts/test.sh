@@ -17,7 +17,7 @@ cd "$top"
 res="results/test-$config"
 mkdir -p "$res"
 
-frags=(configs/base.config)
+frags=(configs/base.config configs/attached.config)
 case "$config" in
 debug) frags+=(configs/debug.config) ;;
 rt) frags+=(configs/debug.config configs/rt.config) ;;
