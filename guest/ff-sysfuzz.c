@@ -600,6 +600,10 @@ static void model_attached(struct ctx *c, struct call *k, int op, int c1, int us
 	} else if (!(op & FUTEX_PRIVATE_FLAG)) {
 		e = EINVAL;
 		why = "FUTEX_ATTACHED without FUTEX_PRIVATE_FLAG";
+	} else if (c1 == C_UNALIGNED) {
+		/* Checked before any cache lookup, as get_futex_key() would */
+		e = EINVAL;
+		why = "FUTEX_ATTACHED with an unaligned uaddr";
 	} else if ((cmd == FUTEX_ATTACH || cmd == FUTEX_DETACH) && unused) {
 		e = EINVAL;
 		why = "FUTEX_ATTACH or FUTEX_DETACH with a non-zero unused argument";
@@ -609,11 +613,12 @@ static void model_attached(struct ctx *c, struct call *k, int op, int c1, int us
 	} else if (cmd == FUTEX_DETACH) {
 		/* EBUSY: the futex of a PI owner, whose TID a pool word may hold */
 		k->allow = c1 == C_SHARED || c1 == C_PRIVATE ? A(EBUSY) : 0;
+	} else if (cmd == FUTEX_ATTACH && c1 == C_NULL) {
+		/* 0 marks a free slot of the cache: never attached */
+		e = EINVAL;
+		why = "FUTEX_ATTACH of NULL";
 	} else if (cmd == FUTEX_ATTACH && attached) {
 		k->allow = 0;		/* attaching again does nothing */
-	} else if (cmd == FUTEX_ATTACH && c1 == C_UNALIGNED) {
-		e = EINVAL;
-		why = "unaligned uaddr";
 	} else if (cmd == FUTEX_ATTACH && BAD(c1) && c1 != C_RO) {
 		e = EFAULT;
 		why = "FUTEX_ATTACH of a word that cannot be read";
