@@ -298,20 +298,30 @@ if "icount" in parts and ic_have:
         p("| operation | attached (insn) | unattached, global table (m1) | ratio | unattached, private table "
           "(prealloc) | ratio |")
         p("|---|---:|---:|---:|---:|---:|")
-        bad = []
-        for o, u in (("attached_wake", "wake_private"), ("attached_wait", "wait_private"),
-                     ("attached_trylock_pi", "trylock_pi_private")):
-            a = get("icount", at, o, "insn_per_call")
-            g = get("icount", "patched/m1", u, "insn_per_call")
-            q = get("icount", "patched/prealloc", u, "insn_per_call")
+        bad, judged = [], 0
+        rows = [(o + " vs " + u, get("icount", at, o, "insn_per_call"),
+                 get("icount", "patched/m1", u, "insn_per_call"),
+                 get("icount", "patched/prealloc", u, "insn_per_call"), goal)
+                for o, u, goal in (("attached_wake", "wake_private", True),
+                                   ("attached_wait", "wait_private", False),
+                                   ("attached_trylock_pi", "trylock_pi_private", False))]
+        # The wait/wake round trip of ff-bench noisy's victim (quiet, p50)
+        rows.append(("wait/wake round trip, 2 threads (noisy victim p50)",
+                     get("ic:victim-rtt", at, 0, "p50_ns"), get("ic:victim-rtt", "patched/m1", 0, "p50_ns"),
+                     get("ic:victim-rtt", "patched/prealloc", 0, "p50_ns"), True))
+        for name, a, g, q, goal in rows:
             for ref in (g, q):
-                if a and ref and a / ref > 0.95:
-                    bad.append("%s %.3fx" % (o, a / ref))
-            p("| %s vs %s | %s | %s | %s | %s | %s |" % (o, u, fmt(a, "n"), fmt(g, "n"),
+                if goal and a and ref:
+                    judged += 1
+                    if a / ref > 0.95:
+                        bad.append("%s %.3fx" % (name, a / ref))
+            p("| %s | %s | %s | %s | %s | %s |" % (name, fmt(a, "n"), fmt(g, "n"),
               "%.3fx" % (a / g) if a and g else "n/a", fmt(q, "n"), "%.3fx" % (a / q) if a and q else "n/a"))
         p()
-        p("- attached <= 0.95x of unattached (global and private table): **%s**%s" % (
-            "PASS" if not bad else "FAIL", "" if not bad else " (" + ", ".join(bad) + ")"))
+        p("- attached <= 0.95x of unattached (global and private table) for the wake and the round trip "
+          "(the goal's operations; wait and trylock-PI reported only): **%s**%s" % (
+              "n/a" if not judged else "PASS" if not bad else "FAIL",
+              "" if not bad else " (" + ", ".join(bad) + ")"))
         ad = get("icount", at, "attach_detach", "insn_per_call")
         ag = get("icount", at, "attach_grow", "insn_per_call")
         gr = get("icount-attach", at, "-", "growths")
