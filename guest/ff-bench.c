@@ -25,6 +25,10 @@
  *   ff-bench perf   -k KERNEL [-q] [-m MODE] [-r REPEATS] [-t THREADS]
  *		     [-w WORKLOADS] [-s SECS]
  *	perf bench futex hash, wake, wake-parallel, requeue, lock-pi.
+ *   ff-bench ahash  -k KERNEL [-r REPEATS] [-t THREADS] [-s SECS]
+ *	perf bench futex hash's load (FUTEX_WAKE of nobody, 64 futexes per
+ *	thread) on the global table, a preallocated private table and with
+ *	every futex attached (FUTEX_ATTACHED), in ops/s.
  *
  * MODES: comma list of 0, 1, 2, 3 (kernel.futex_private_hash) and prealloc
  * (policy 1, victim and neighbour call FUTEX_PREALLOC_HASH first); noisy
@@ -935,6 +939,136 @@ static int cmd_perf(int mode, int repeats, const char *threads_s, const char *wl
 	return ret;
 }
 
+/* ---- ahash: perf bench futex hash, with attached futexes ---- */
+
+#define AH_FUTEXES	64	/* per thread, below kernel.futex_attached_max */
+
+struct ah_thread {
+	pthread_t th;
+	uint32_t *words;	/* AH_FUTEXES words, one cache line each */
+	int op;
+	unsigned long ops;
+	int err;
+};
+
+static atomic_int ah_go, ah_stop, ah_ready;
+
+static void *ah_worker(void *arg)
+{
+	struct ah_thread *t = arg;
+	unsigned long n = 0;
+	int i;
+
+	if (t->op & FUTEX_ATTACHED) {
+		for (i = 0; i < AH_FUTEXES; i++) {
+			if (futex_attach(&t->words[i * STRIDE])) {
+				t->err = 1;
+				break;
+			}
+		}
+	}
+	atomic_fetch_add(&ah_ready, 1);
+	while (!atomic_load(&ah_go))
+		sched_yield();
+	while (!t->err && !atomic_load(&ah_stop)) {
+		for (i = 0; i < AH_FUTEXES; i++) {
+			if (futex(&t->words[i * STRIDE], t->op, 1, 0, NULL, 0)) {
+				error("ahash: FUTEX_WAKE: %s", strerror(errno));
+				t->err = 1;
+				break;
+			}
+		}
+		n += AH_FUTEXES;
+	}
+	t->ops = n;
+	return NULL;
+}
+
+/* One measurement in its own process: @nt threads for @secs seconds */
+static int ah_run(const char *km, const char *mode, int nt, int secs)
+{
+	struct ah_thread *t = calloc(nt, sizeof(*t));
+	unsigned long total = 0;
+	char param[16];
+	uint64_t t0, t1;
+	int i, ret = 0;
+
+	if (!t)
+		return 1;
+	if (!strcmp(mode, "prealloc") && futex_prealloc(0) < 0) {
+		error("ahash: FUTEX_PREALLOC_HASH: %s", strerror(errno));
+		return 1;
+	}
+	for (i = 0; i < nt; i++) {
+		t[i].words = aligned_alloc(64, AH_FUTEXES * STRIDE * sizeof(uint32_t));
+		if (!t[i].words)
+			return 1;
+		memset(t[i].words, 0, AH_FUTEXES * STRIDE * sizeof(uint32_t));
+		t[i].op = FUTEX_WAKE_PRIVATE |
+			  (!strcmp(mode, "attached") ? FUTEX_ATTACHED : 0);
+		errno = pthread_create(&t[i].th, NULL, ah_worker, &t[i]);
+		if (errno) {
+			error("ahash: pthread_create: %s", strerror(errno));
+			return 1;
+		}
+	}
+	while (atomic_load(&ah_ready) < nt)
+		sched_yield();
+	t0 = ff_now_ns();
+	atomic_store(&ah_go, 1);
+	sleep(secs);
+	atomic_store(&ah_stop, 1);
+	for (i = 0; i < nt; i++) {
+		pthread_join(t[i].th, NULL);
+		total += t[i].ops;
+		ret |= t[i].err;
+	}
+	t1 = ff_now_ns();
+	snprintf(param, sizeof(param), "%d", nt);
+	if (!ret)
+		bench("ahash", km, param, "ops_per_s", "%.0f", total / ((t1 - t0) / 1e9));
+	return ret;
+}
+
+/*
+ * FUTEX_WAKE of nobody by @threads threads, each on 64 futexes of its
+ * own, as perf bench futex hash does: on the global table (policy 1, no
+ * conflict), on a preallocated private table, and attached (each thread
+ * attached its futexes, FUTEX_WAKE | FUTEX_ATTACHED).  TCG wall clock.
+ */
+static int cmd_ahash(int repeats, const char *threads_s, int secs)
+{
+	/* m1: policy 1 without a conflict, the global table; vanilla: global */
+	const char *modes[] = { have_policy() ? "m1" : "global", "prealloc", "attached" };
+	char buf[64], km[64], *tok, *save;
+	int m, r, ret = 0, nmodes = have_policy() ? 3 : 1;
+
+	if (set_policy(1))
+		return 1;
+	for (m = 0; m < nmodes; m++) {
+		if (!strcmp(modes[m], "attached") && !have_attach()) {
+			progress("ahash: no FUTEX_ATTACH in this kernel, attached skipped");
+			continue;
+		}
+		snprintf(km, sizeof(km), "%s/%s", kernel_label, modes[m]);
+		snprintf(buf, sizeof(buf), "%s", threads_s);
+		for (tok = strtok_r(buf, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
+			for (r = 0; r < repeats; r++) {
+				pid_t pid = fork();
+
+				if (pid < 0)
+					return 1;
+				if (pid == 0)
+					_exit(ah_run(km, modes[m], atoi(tok), secs));
+				if (wait_child(pid, "ahash", atoi(tok)))
+					ret = 1;
+			}
+			progress("ahash %s %s threads done", km, tok);
+		}
+	}
+	return ret;
+}
+
 int main(int argc, char **argv)
 {
 	const char *modes = "0,1,2,3,prealloc";
@@ -969,8 +1103,10 @@ int main(int argc, char **argv)
 		return cmd_mem(modes);
 	if (!strcmp(cmd, "perf"))
 		return cmd_perf(mode, repeats, threads, wls, secs);
+	if (!strcmp(cmd, "ahash"))
+		return cmd_ahash(repeats, threads, secs);
 usage:
-	fprintf(stderr, "usage: ff-bench noisy|switch|mem|perf -k KERNEL [-q] [-m MODES] [-n LEVELS]\n"
+	fprintf(stderr, "usage: ff-bench noisy|switch|mem|perf|ahash -k KERNEL [-q] [-m MODES] [-n LEVELS]\n"
 		"       [-r REPEATS] [-t THREADS] [-w WORKLOADS] [-s SECS]\n");
 	return 2;
 }

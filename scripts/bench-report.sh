@@ -124,6 +124,26 @@ if "wall" in parts:
         p("| %s | %s |" % (name, " | ".join(fmt(get("neigh-hash", km, n, "slots"), "n") for n in levels)))
     p()
 
+    if any(k[0] == "ahash" for k in data):
+        p("## 2b. Attached futexes: perf bench futex hash's load (TCG wall clock)")
+        p()
+        p("ff-bench ahash: each thread calls FUTEX_WAKE on 64 futexes of its own that nobody waits on, as "
+          "perf bench futex hash does, for 2 s; ops/s of all threads, median of the repeats; on the global table "
+          "(policy 1, no conflict), a preallocated private table, and attached (every thread attached its futexes, "
+          "FUTEX_WAKE | FUTEX_ATTACHED). ratio = ops/s / the patched kernel's global table (higher is better).")
+        p()
+        ths = sorted({int(k[2]) for k in data if k[0] == "ahash"})
+        p("| kernel / mode | " + " | ".join("%d thread%s (ops/s, ratio)" % (t, "s" if t > 1 else "") for t in ths) + " |")
+        p("|---|" + "---:|" * len(ths))
+        for km, name in (("vanilla/global", "vanilla"), ("patched/m1", "patched, global table (policy 1)"),
+                         ("patched/prealloc", "patched, private table"), ("patched/attached", "patched, attached")):
+            cells = []
+            for t in ths:
+                v, g = get("ahash", km, t, "ops_per_s"), get("ahash", "patched/m1", t, "ops_per_s")
+                cells.append("n/a" if v is None else "%.0f (%s)" % (v, fmt(v / g if g else None)))
+            p("| %s | %s |" % (name, " | ".join(cells)))
+        p()
+
     p("## 3. perf bench futex (Debian perf 6.1): patched / vanilla (TCG wall clock)")
     p()
     p("Debian 12's perf 6.1 (`/usr/bin/perf`) on both kernels, driven by ff-bench perf. Median of the repeats; spread = (max - min) / median over the repeats. ops/s: higher is better; ms: lower is better. "
