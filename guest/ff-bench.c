@@ -75,7 +75,9 @@ static int quick;
 
 #define bench(wl, km, param, metric, fmt, ...) \
 	ff_out("BENCH %s %s %s %s " fmt, wl, km, param, metric, __VA_ARGS__)
-#define progress(fmt, ...) ff_out("FFB-PROGRESS " fmt, ##__VA_ARGS__)
+/* Progress, stamped with the guest's uptime to match the kernel log */
+#define progress(fmt, ...) \
+	ff_out("FFB-PROGRESS [%.2f] " fmt, ff_uptime_s(), ##__VA_ARGS__)
 #define error(fmt, ...) ff_out("FFB-ERROR " fmt, ##__VA_ARGS__)
 
 /* ---- helpers ---- */
@@ -660,6 +662,7 @@ static int cmd_noisy(const char *modes_s, const char *levels_s)
 		for (j = 0; j < nl; j++) {
 			uint64_t t0 = ff_now_ns();
 
+			progress("noisy %s N=%d starts", km, lv[j]);
 			if (noisy_level(km, lv[j], modes[i] == 4, modes[i] == 5, &c)) {
 				error("noisy: %s with %d neighbour waiters failed", km, lv[j]);
 				ret = 1;

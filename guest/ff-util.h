@@ -46,6 +46,15 @@ static inline uint64_t ff_now_ns(void)
 	return (uint64_t)ts.tv_sec * 1000000000ull + ts.tv_nsec;
 }
 
+/* CLOCK_BOOTTIME in seconds: the kernel log's timestamps, roughly */
+static inline double ff_uptime_s(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_BOOTTIME, &ts);
+	return ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
 /*
  * The host names the kernel on the command line, ff.label=NAME: return NAME,
  * or @def without one.

@@ -339,9 +339,10 @@ if "icount" in parts and ic_have:
               "%.3fx" % (a / g) if a and g else "n/a", fmt(q, "n"), "%.3fx" % (a / q) if a and q else "n/a"))
         p()
         p("- attached <= 0.95x of unattached (global and private table) for the wake and the round trip "
-          "(the goal's operations; wait and trylock-PI reported only): **%s**%s" % (
+          "(the goal's operations; wait and trylock-PI reported only): **%s**%s, %d of 4 comparisons "
+          "measured in this run" % (
               "n/a" if not judged else "PASS" if not bad else "FAIL",
-              "" if not bad else " (" + ", ".join(bad) + ")"))
+              "" if not bad else " (" + ", ".join(bad) + ")", judged))
         ad = get("icount", at, "attach_detach", "insn_per_call")
         ag = get("icount", at, "attach_grow", "insn_per_call")
         gr = get("icount-attach", at, "-", "growths")
@@ -567,7 +568,9 @@ for m in p50 p99; do
 	[ -s "$outdir/plot-columns" ] || continue
 	plot=""
 	for i in "${!names[@]}"; do
-		plot+="${plot:+, }'$dat' using 1:$((i + 2)) with linespoints lw 2 title '${names[$i]}'"
+		# gnuplot's single-quoted strings escape ' as ''.
+		title=${names[$i]//\'/\'\'}
+		plot+="${plot:+, }'$dat' using 1:$((i + 2)) with linespoints lw 2 title '$title'"
 	done
 	gnuplot <<EOF || echo "bench-report: warning: gnuplot failed for $dat" >&2
 set terminal pngcairo size 900,560 noenhanced

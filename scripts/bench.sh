@@ -187,6 +187,8 @@ boot() { # label image suite timeout [cmdline]
 	fi
 	if grep -qE 'Kernel panic|BUG:|Oops' "$log"; then
 		failures+=("$label: kernel crash: $(grep -m1 -E 'Kernel panic|BUG:|Oops' "$log" | tr -d '\r')")
+		# The whole splat, where a CI log shows it.
+		scripts/splat.sh "$log" >&2 || true
 	fi
 	grep -q '^FF-DONE' "$log" || failures+=("$label: guest did not finish (no FF-DONE; log $log)")
 	while IFS= read -r l; do

@@ -47,7 +47,10 @@ run() { # label suites timeout expect(pass|fail) [reason-regex]
 		if [ "$rc" != 0 ] && [ "$f" = 0 ]; then
 			nfail=$((nfail + 1)) # a splat or a timeout without a failed test
 		fi
-		[ "$rc" = 0 ] || status=1
+		if [ "$rc" != 0 ]; then
+			status=1
+			scripts/splat.sh "$log" || true
+		fi
 	elif [ "$rc" = 0 ]; then
 		echo "test: harness self-test $label: the harness accepted a deliberate fault"
 		echo "$out"
