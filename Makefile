@@ -6,8 +6,10 @@ SUITES  ?= futex-selftests,fastfutex,attached,reliability
 QUICK   ?= 0
 # make bench PARTS=icount,rtlat: only some parts (wall,2014,icount,rtlat,perf)
 PARTS   ?=
+# make series-check PATCHES=3-14: only some patches
+PATCHES ?=
 
-.PHONY: help deps tree export test test-rt run perf check bench trace clean
+.PHONY: help deps tree export test test-rt run perf check series-check bench trace clean
 
 help:
 	@echo "make deps     install the Debian packages the harness needs"
@@ -18,6 +20,7 @@ help:
 	@echo "make run      boot the patched kernel to an interactive shell (perf-tree inside after 'make perf')"
 	@echo "make perf     build the tree's perf (static, perf bench with -b, --prealloc, --node)"
 	@echo "make check    checkpatch --strict on the series, shellcheck on scripts"
+	@echo "make series-check  build and boot every patch (PATCHES=FIRST-LAST for some)"
 	@echo "make bench    vanilla vs fastfutex benchmark (QUICK=1: CI subset; PARTS=wall,2014,icount,rtlat,perf)"
 	@echo "make trace    after make bench: single-step every futex op under gdb, per-function instruction diff"
 
@@ -51,6 +54,9 @@ perf: tree
 
 check: deps $(TREE)/Makefile
 	scripts/check.sh $(TREE)
+
+series-check: tree
+	scripts/series-check.sh $(TREE) $(PATCHES)
 
 bench: tree
 	scripts/bench.sh $(TREE) $(QUICK) $(PARTS)

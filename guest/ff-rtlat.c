@@ -18,6 +18,9 @@
  * Cases:
  *   quiet		the floor: the trigger loops on getppid(), so the CPU is as
  *			busy as in the other cases
+ *   mm-churn		no futex: the trigger maps, populates and unmaps 4 MiB
+ *			(a 65536-slot table's memory) in a loop, the page
+ *			allocator's own lateness, on every kernel
  *   prctl		prctl(PR_FUTEX_HASH, SET_SLOTS) toggling 65536 <-> 2 (policy 1)
  *   prctl-waiters	the same with WAITERS (1000) threads of the trigger
  *			blocked in FUTEX_WAIT on distinct private words, queued

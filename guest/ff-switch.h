@@ -7,6 +7,9 @@
  * until told to stop:
  *
  *   quiet		the floor: loops on getppid()
+ *   mm-churn		no futex at all: maps, populates and unmaps 4 MiB, the
+ *			memory of a 65536-slot table, over and over (the page
+ *			allocator's own share of the prctl toggles' lateness)
  *   prctl		prctl(PR_FUTEX_HASH, SET_SLOTS) toggling 65536 <-> 2 (policy 1)
  *   prctl-waiters	the same with ff_sw_nwaiters threads of the trigger
  *			blocked in FUTEX_WAIT on distinct private words
@@ -47,6 +50,7 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/prctl.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -56,7 +60,7 @@
 #define FF_SW_NEIGH_WAITERS	4096
 #define FF_SW_WAITV_MAX		128
 #define FF_SW_STACK		(64 * 1024)
-#define FF_SW_CASES		"quiet,prctl,prctl-waiters,fork-prealloc,fork-firstop," \
+#define FF_SW_CASES		"quiet,mm-churn,prctl,prctl-waiters,fork-prealloc,fork-firstop," \
 				"fork-conflict,fork-thread,growth"
 
 /* shared between the trigger process and whoever measures (MAP_SHARED) */
@@ -340,7 +344,18 @@ static int ff_sw_trigger(const char *c)
 		return 0;
 	}
 	while (!atomic_load(&ff_sw->stop)) {
-		if (!strncmp(c, "prctl", 5)) {
+		if (!strcmp(c, "mm-churn")) {
+			size_t len = 4UL << 20;
+			void *m = mmap(NULL, len, PROT_READ | PROT_WRITE,
+				       MAP_PRIVATE | MAP_ANONYMOUS | MAP_POPULATE, -1, 0);
+
+			if (m == MAP_FAILED) {
+				ff_sw_error("mm-churn: mmap: %s", strerror(errno));
+				return 1;
+			}
+			munmap(m, len);
+			n++;
+		} else if (!strncmp(c, "prctl", 5)) {
 			ok += ff_sw_toggle(65536);
 			atomic_store(&ff_sw->triggers, ++n);
 			atomic_store(&ff_sw->switched, ok);
