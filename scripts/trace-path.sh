@@ -29,7 +29,7 @@ FF_CPUS=1 FF_NODES=1 FF_GDB_PORT=$port scripts/boot.sh "$image" build/guest/trac
 	trace "$log" 2400 &
 qemu=$!
 sleep 2
-# ff-icount -t: 17 operations x 3 calls in each of 3 modes (vanilla: 1 mode)
+# ff-icount -t: 17 operations x 3 calls in each of 4 modes (vanilla: 1 mode)
 FF_TRACE_ENTRY=$entry FF_GDB_PORT=$port FF_TRACE_OUT=$out FF_TRACE_CALLS=${FF_TRACE_CALLS:-1000} \
 	timeout 2400 gdb -nx -batch -x scripts/trace-path.py >/dev/null 2>"$out.gdb.log" &
 gdbpid=$!
