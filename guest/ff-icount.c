@@ -91,8 +91,14 @@
  *   KERNEL	label (default: ff.label= of the kernel command line)
  *   MODES	comma list (default 0,1,1on,2,3,prealloc,prctl,attached)
  *   OPS	comma list of operation names (default: all)
- *   LOOPS	loops per operation, the fastest counts (default 5)
- *   CALLS	calls per loop (default 20000)
+ *   LOOPS	loops per operation, the fastest counts (default 40)
+ *   CALLS	calls per loop (default 1000)
+ * The defaults keep a loop shorter than a timer tick of the bench kernels
+ * (HZ=250: 4,000,000 instructions; the longest operation, shared
+ * trylock-PI, takes about 2,100 per call), so that some loops run without
+ * a tick: the fastest of them counts the system call's path alone, where
+ * loops of 20,000 calls each took 5 to 10 ticks, whose handler added one
+ * to three instructions per call, different from boot to boot.
  * Exit status: 0, or 1 after an FFB-ERROR line (an operation returned
  * something unexpected, a mode could not be set up).
  */
@@ -122,7 +128,14 @@
 #define MATCH_ANY	0xffffffffUL
 
 static const char *kernel_label = "kernel";
-static int loops = 5, calls = 20000;
+static int loops = 40, calls = 1000;
+/*
+ * The two-futex operations lock their buckets in address order, which
+ * depends on where the words hash in this boot: one instruction more or
+ * less.  measure() swaps the words every other loop, so that the fastest
+ * loop takes the same order on every boot and kernel.
+ */
+static int swap_ab;
 
 #define error(fmt, ...) ff_out("FFB-ERROR ff-icount: " fmt, ##__VA_ARGS__)
 
@@ -149,6 +162,17 @@ static long fx(uint32_t *u, int op, uint32_t val, unsigned long val2,
 	return syscall(SYS_futex, u, op, val, val2, u2, val3);
 }
 
+/*
+ * XOR @a or @b with it to swap them if swap_ab is set, without a branch:
+ * the same instructions either way, and (a volatile read) only in the
+ * operations that use it.
+ */
+static inline uintptr_t swap_mask(uint32_t *a, uint32_t *b)
+{
+	return ((uintptr_t)a ^ (uintptr_t)b) &
+	       -(uintptr_t)*(volatile int *)&swap_ab;
+}
+
 /* One call of operation @id; returns the syscall's result (-errno). */
 static long do_op(int id, int shared)
 {
@@ -156,6 +180,7 @@ static long do_op(int id, int shared)
 	unsigned int f2 = FUTEX2_SIZE_U32 | (shared ? 0 : FUTEX2_PRIVATE);
 	uint32_t *a = word(shared, W_A), *b = word(shared, W_B);
 	struct futex_waitv sv, *v = waitv ? waitv : &sv;
+	uintptr_t x;
 	long r;
 
 	switch (id) {
@@ -172,10 +197,14 @@ static long do_op(int id, int shared)
 		r = fx(word(shared, W_PI), FUTEX_TRYLOCK_PI | pf, 0, 0, NULL, 0);
 		break;
 	case 4:
-		r = fx(a, FUTEX_CMP_REQUEUE | pf, 1, 1, b, 0);
+		x = swap_mask(a, b);
+		r = fx((uint32_t *)((uintptr_t)a ^ x), FUTEX_CMP_REQUEUE | pf,
+		       1, 1, (uint32_t *)((uintptr_t)b ^ x), 0);
 		break;
 	case 5:
-		r = fx(a, FUTEX_WAKE_OP | pf, 1, 1, b,
+		x = swap_mask(a, b);
+		r = fx((uint32_t *)((uintptr_t)a ^ x), FUTEX_WAKE_OP | pf, 1, 1,
+		       (uint32_t *)((uintptr_t)b ^ x),
 		       FUTEX_OP(FUTEX_OP_SET, 0, FUTEX_OP_CMP_EQ, 0));
 		break;
 	case 6:
@@ -260,23 +289,32 @@ static int wanted(const char *list, const char *name)
 static int measure(const char *km, const struct op *o)
 {
 	uint64_t best = UINT64_MAX;
-	long r = do_op(o->id, o->shared);
+	long r;
 	int l, i;
 
-	if (o->id == 0 ? r <= 0 : r != o->expect) {
-		error("%s %s: returned %ld (%s), expected %ld", km, o->name, r,
-		      r < 0 ? strerror(-r) : "ok", o->expect);
-		return -1;
+	/* Both orders of the words must return what is expected */
+	for (l = 0; l < 2; l++) {
+		swap_ab = l;
+		r = do_op(o->id, o->shared);
+		swap_ab = 0;
+		if (o->id == 0 ? r <= 0 : r != o->expect) {
+			error("%s %s: returned %ld (%s), expected %ld", km,
+			      o->name, r, r < 0 ? strerror(-r) : "ok", o->expect);
+			return -1;
+		}
 	}
 	for (l = 0; l < loops; l++) {
-		uint64_t t0 = ff_now_ns(), t;
+		uint64_t t0, t;
 
+		swap_ab = l & 1;
+		t0 = ff_now_ns();
 		for (i = 0; i < calls; i++)
 			do_op(o->id, o->shared);
 		t = ff_now_ns() - t0;
 		if (t < best)
 			best = t;
 	}
+	swap_ab = 0;
 	ff_out("BENCH icount %s %s insn_per_call %.1f", km, o->name, (double)best / calls);
 	return 0;
 }

@@ -256,7 +256,7 @@ if "icount" in parts and ic_have:
     p("## 7. Instructions per call (TCG icount)")
     p()
     p("Guests booted with QEMU `-icount shift=0` (4 vCPUs, the others idle): a single-threaded loop timed with "
-      "clock_gettime reads instructions. Fastest of 5 loops of 20,000 calls (QUICK: 3 loops), including the "
+      "clock_gettime reads instructions. Fastest of 40 loops of 1,000 calls (QUICK: 20 loops; a loop is shorter than a timer tick, so the fastest runs without one), including the "
       "system call entry/exit (`getpid`) and a few instructions of loop and libc `syscall()`. No call sleeps "
       "or wakes anybody (guest/ff-icount.c). Cells: instructions per call (patched / vanilla).")
     p()
