@@ -159,13 +159,7 @@ cat "$work/guest.cpio.gz" "$perfcpio" >"$initrd"
 
 # ---- boots ----
 failures=()
-# QEMU before 8.1 (Debian 12 has 7.2) can run a stale translation of a
-# kernel text page another vCPU has just patched (fixed by QEMU commit
-# deba78709a, "accel/tcg: Always lock pages before translation"): the guest
-# then executes the int3 which text_poke_bp() had put on a jump label site
-# after the patching is over, and dies with "Oops: int3" at that site. That
-# is not a kernel bug; such a boot is run again, once, and says so.
-qemu_stale_int3() { grep -qE 'Oops: int3: ' "$1"; }
+# retry: boot again, once, a guest killed by QEMU, see qemu-stale-int3.sh
 boot() { # label image suite timeout [cmdline [retry]]
 	local label=$1 img=$2 suite=$3 limit=$4 extra=${5:-} retry=${6:-1}
 	local log=$logs/$1.log rc=0 tailpid
@@ -188,7 +182,7 @@ boot() { # label image suite timeout [cmdline [retry]]
 	sleep 1
 	kill "$tailpid" 2>/dev/null || true
 	wait "$tailpid" 2>/dev/null || true
-	if [ "$retry" = 1 ] && qemu_stale_int3 "$log"; then
+	if [ "$retry" = 1 ] && scripts/qemu-stale-int3.sh "$log"; then
 		mv "$log" "$log.qemu-int3"
 		echo "bench: $label: the guest died of QEMU's stale-int3 TCG bug ($(grep -m1 -E 'RIP: ' "$log.qemu-int3" | tr -d '\r' | sed 's/^.*RIP: //'); log $log.qemu-int3); booting it again, once" >&2
 		boot "$label" "$img" "$suite" "$limit" "$extra" 0

@@ -34,19 +34,12 @@ scripts/pack-guest.sh "$tree" "build/guest/test" "build/guest/test.cpio.gz" --to
 status=0
 summary=()
 npass=0 nfail=0 nskip=0
-# QEMU before 8.1 (Debian 12 has 7.2) can run a stale translation of a
-# kernel text page another vCPU has just patched (fixed by QEMU commit
-# deba78709a, "accel/tcg: Always lock pages before translation"): the guest
-# then executes the int3 which text_poke_bp() had put on a jump label site
-# after the patching is over, and dies with "Oops: int3" at that site. That
-# is not a kernel bug: such a boot is run again, once, and says so; a second
-# one fails the run like any other oops.
-qemu_stale_int3() { grep -qE 'Oops: int3: ' "$1"; }
 run() { # label suites timeout expect(pass|fail) [reason-regex]
 	local label=$1 s=$2 limit=$3 expect=$4 want=${5:-} log="$res/$1.log" out rc=0
 	echo "== test[$config]: boot $label ($s)"
 	scripts/boot.sh "$image" build/guest/test.cpio.gz "$s" "$log" "$limit" || true
-	if qemu_stale_int3 "$log"; then
+	# A guest killed by QEMU 7.2, not by the kernel: see the script
+	if scripts/qemu-stale-int3.sh "$log"; then
 		mv "$log" "$log.qemu-int3"
 		echo "test: $label: the guest died of QEMU's stale-int3 TCG bug ($(grep -m1 -E 'RIP: ' "$log.qemu-int3" | tr -d '\r' | sed 's/^.*RIP: //'); log $log.qemu-int3); booting it again, once"
 		scripts/boot.sh "$image" build/guest/test.cpio.gz "$s" "$log" "$limit" || true
