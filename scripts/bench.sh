@@ -182,9 +182,7 @@ boot() { # label image suite timeout [cmdline [retry]]
 	sleep 1
 	kill "$tailpid" 2>/dev/null || true
 	wait "$tailpid" 2>/dev/null || true
-	if [ "$retry" = 1 ] && scripts/qemu-stale-int3.sh "$log"; then
-		mv "$log" "$log.qemu-int3"
-		echo "bench: $label: the guest died of QEMU's stale-int3 TCG bug ($(grep -m1 -E 'RIP: ' "$log.qemu-int3" | tr -d '\r' | sed 's/^.*RIP: //'); log $log.qemu-int3); booting it again, once" >&2
+	if [ "$retry" = 1 ] && scripts/qemu-stale-int3.sh "$log" "bench: $label"; then
 		boot "$label" "$img" "$suite" "$limit" "$extra" 0
 		return
 	fi

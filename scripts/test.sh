@@ -39,9 +39,7 @@ run() { # label suites timeout expect(pass|fail) [reason-regex]
 	echo "== test[$config]: boot $label ($s)"
 	scripts/boot.sh "$image" build/guest/test.cpio.gz "$s" "$log" "$limit" || true
 	# A guest killed by QEMU 7.2, not by the kernel: see the script
-	if scripts/qemu-stale-int3.sh "$log"; then
-		mv "$log" "$log.qemu-int3"
-		echo "test: $label: the guest died of QEMU's stale-int3 TCG bug ($(grep -m1 -E 'RIP: ' "$log.qemu-int3" | tr -d '\r' | sed 's/^.*RIP: //'); log $log.qemu-int3); booting it again, once"
+	if scripts/qemu-stale-int3.sh "$log" "test: $label"; then
 		scripts/boot.sh "$image" build/guest/test.cpio.gz "$s" "$log" "$limit" || true
 	fi
 	out=$(scripts/report.sh "$log" "$label" 2>&1) || rc=$?
