@@ -11,7 +11,7 @@ status=0
 
 cd "$top"
 echo "check: shellcheck"
-mapfile -t scripts < <(ls scripts/*.sh .ci/run guest/init guest/ff-run-suite guest/ff-policy guest/ff-fuzz guest/ff-kmemleak guest/ff-peer-stress guest/ff-perf 2>/dev/null)
+mapfile -t scripts < <(ls scripts/*.sh .ci/run guest/init guest/ff-run-suite guest/ff-policy guest/ff-fuzz guest/ff-kmemleak guest/ff-peer-stress guest/ff-perf guest/ff-gcov-dump 2>/dev/null)
 shellcheck "${scripts[@]}" || status=1
 
 [ -x "$tree/scripts/checkpatch.pl" ] || { echo "check: error: no $tree/scripts/checkpatch.pl (run 'make tree')" >&2; exit 1; }
