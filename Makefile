@@ -9,7 +9,7 @@ PARTS   ?=
 # make series-check PATCHES=3-14: only some patches
 PATCHES ?=
 
-.PHONY: help deps tree export test test-rt run perf check series-check bench trace clean
+.PHONY: help deps tree export test test-rt coverage run perf check series-check bench trace clean
 
 help:
 	@echo "make deps     install the Debian packages the harness needs"
@@ -17,6 +17,7 @@ help:
 	@echo "make export   regenerate patches/ from $(TREE)'s commits since 'base'"
 	@echo "make test     debug kernel (lockdep, KASAN): all suites + harness self-test"
 	@echo "make test-rt  the same on PREEMPT_RT"
+	@echo "make coverage gcov of kernel/futex/ during make test's suites (results/coverage/)"
 	@echo "make run      boot the patched kernel to an interactive shell (perf-tree inside after 'make perf')"
 	@echo "make perf     build the tree's perf (static, perf bench with -b, --prealloc, --node)"
 	@echo "make check    checkpatch --strict on the series, shellcheck on scripts"
@@ -40,6 +41,9 @@ test: tree
 
 test-rt: tree
 	scripts/test.sh $(TREE) rt $(SUITES) --no-selftest
+
+coverage: tree
+	scripts/coverage.sh $(TREE) $(SUITES)
 
 PERF_TREE = build/out/$(notdir $(TREE))-perf/perf
 
