@@ -13,7 +13,10 @@
 # counts; when every vCPU idles, time jumps to the next timer instead of
 # following the host's clock (sleep=off), which keeps timer lateness
 # deterministic too.  FF_GDB_PORT=N opens QEMU's gdbstub on localhost:N
-# (scripts/trace-path.sh).
+# (scripts/trace-path.sh).  FF_ARCH=arm64 boots an arm64 Image with
+# qemu-system-aarch64 -M virt -cpu max instead (console ttyAMA0, with
+# earlycon: a panic before the PL011 driver is up is seen too; FF_CPUS
+# default 2, one node: FF_NODES must be 1).
 set -euo pipefail
 
 kernel=${1:?usage: boot.sh <bzImage> <initrd> <suites|shell> <log> [timeout] [cmdline]}
@@ -22,9 +25,13 @@ suites=${3:?missing suites}
 log=${4:?missing log file}
 limit=${5:-1800}
 extra=${6:-}
-cpus=${FF_CPUS:-4}
+arch=${FF_ARCH:-x86_64}
+case $arch in
+x86_64) cpus=${FF_CPUS:-4} nodes=${FF_NODES:-2} ;;
+arm64) cpus=${FF_CPUS:-2} nodes=${FF_NODES:-1} ;;
+*) echo "boot: error: unknown FF_ARCH '$arch' (x86_64, arm64)" >&2; exit 1 ;;
+esac
 mem=${FF_MEM_MB:-2048}
-nodes=${FF_NODES:-2}
 icount=()
 [ "${FF_ICOUNT:-0}" = 1 ] && icount=(-icount 'shift=0,sleep=off')
 [ -n "${FF_GDB_PORT:-}" ] && icount+=(-gdb "tcp:127.0.0.1:$FF_GDB_PORT")
@@ -32,8 +39,14 @@ icount=()
 for f in "$kernel" "$initrd"; do
 	[ -f "$f" ] || { echo "boot: error: $f not found" >&2; exit 1; }
 done
-command -v qemu-system-x86_64 >/dev/null ||
-	{ echo "boot: error: qemu-system-x86_64 missing (apt-get install qemu-system-x86)" >&2; exit 1; }
+if [ "$arch" = arm64 ]; then
+	command -v qemu-system-aarch64 >/dev/null ||
+		{ echo "boot: error: qemu-system-aarch64 missing (apt-get install qemu-system-arm)" >&2; exit 1; }
+	[ "$nodes" = 1 ] || { echo "boot: error: FF_NODES=$nodes: the arm64 guest has one node" >&2; exit 1; }
+else
+	command -v qemu-system-x86_64 >/dev/null ||
+		{ echo "boot: error: qemu-system-x86_64 missing (apt-get install qemu-system-x86)" >&2; exit 1; }
+fi
 
 numa=()
 if [ "$nodes" -gt 1 ]; then
@@ -48,6 +61,12 @@ cmdline="console=ttyS0,115200 panic=-1 oops=panic softlockup_panic=0 loglevel=7 
 qemu=(qemu-system-x86_64 -accel tcg -cpu max -smp "$cpus,sockets=$nodes,cores=$((cpus / nodes)),threads=1" -m "${mem}M" "${numa[@]}" "${icount[@]}"
       -kernel "$kernel" -initrd "$initrd" -append "$cmdline"
       -nographic -no-reboot -nodefaults -serial stdio -monitor none)
+if [ "$arch" = arm64 ]; then
+	cmdline="console=ttyAMA0 earlycon panic=-1 oops=panic softlockup_panic=0 loglevel=7 ff.suite=$suites $extra"
+	qemu=(qemu-system-aarch64 -M virt -cpu max -accel tcg -smp "$cpus" -m "${mem}M" "${icount[@]}"
+	      -kernel "$kernel" -initrd "$initrd" -append "$cmdline"
+	      -nographic -no-reboot -nodefaults -serial stdio -monitor none)
+fi
 
 if [ "$suites" = shell ]; then
 	exec "${qemu[@]}"

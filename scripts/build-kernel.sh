@@ -3,6 +3,9 @@
 #
 # usage: build-kernel.sh <srcdir> <outdir> <fragment>...
 # Prints the path of the built bzImage on the last line of stdout.
+# Environment: FF_ARCH=x86_64 (default) or arm64: cross-compile for arm64
+# with aarch64-linux-gnu-gcc (ARCH=arm64 CROSS_COMPILE=aarch64-linux-gnu-,
+# tinyconfig of arm64) and print the path of arch/arm64/boot/Image instead.
 set -euo pipefail
 
 src=${1:?usage: build-kernel.sh <srcdir> <outdir> <fragment>...}
@@ -19,7 +22,20 @@ out=$(cd "$out" && pwd)
 log="$out/build.log"
 jobs=$(nproc)
 cc=gcc
-command -v ccache >/dev/null && cc="ccache gcc"
+target=bzImage
+cross=()
+case ${FF_ARCH:-x86_64} in
+x86_64) ;;
+arm64)
+	cc=aarch64-linux-gnu-gcc
+	target=Image
+	cross=(ARCH=arm64 CROSS_COMPILE=aarch64-linux-gnu-)
+	command -v "$cc" >/dev/null ||
+		{ echo "build-kernel: error: $cc missing (apt-get install gcc-aarch64-linux-gnu)" >&2; exit 1; }
+	;;
+*) echo "build-kernel: error: unknown FF_ARCH '$FF_ARCH' (x86_64, arm64)" >&2; exit 1 ;;
+esac
+command -v ccache >/dev/null && cc="ccache $cc"
 
 # Rebuild the configuration only when a fragment changed, so an incremental
 # build after touching kernel/futex/ stays incremental.
@@ -27,9 +43,9 @@ stamp="$out/.fragments"
 want=$(cat "$@" | sha256sum | cut -d' ' -f1)
 if [ ! -f "$out/.config" ] || [ "$(cat "$stamp" 2>/dev/null)" != "$want" ]; then
 	echo "build-kernel: configuring $out from tinyconfig + $*"
-	make -s -C "$src" O="$out" CC="$cc" tinyconfig >"$log" 2>&1
+	make -s -C "$src" O="$out" "${cross[@]}" CC="$cc" tinyconfig >"$log" 2>&1
 	"$src/scripts/kconfig/merge_config.sh" -m -O "$out" "$out/.config" "$@" >>"$log" 2>&1
-	make -s -C "$src" O="$out" CC="$cc" olddefconfig >>"$log" 2>&1
+	make -s -C "$src" O="$out" "${cross[@]}" CC="$cc" olddefconfig >>"$log" 2>&1
 	# Every symbol set to y must have survived olddefconfig. A later
 	# fragment overrides an earlier one (rt.config turns PREEMPT off), so
 	# only the last setting of each symbol is checked.
@@ -57,10 +73,10 @@ fi
 
 echo "build-kernel: building $(make -s -C "$src" kernelversion) in $out ($jobs jobs, CC=$cc, log $log)"
 start=$(date +%s)
-if ! make -C "$src" O="$out" CC="$cc" -j"$jobs" bzImage >>"$log" 2>&1; then
+if ! make -C "$src" O="$out" "${cross[@]}" CC="$cc" -j"$jobs" "$target" >>"$log" 2>&1; then
 	echo "build-kernel: error: build failed; last lines of $log:" >&2
 	grep -E 'error|Error' "$log" | tail -20 >&2 || tail -20 "$log" >&2
 	exit 1
 fi
 echo "build-kernel: done in $(( $(date +%s) - start ))s"
-echo "$out/arch/x86/boot/bzImage"
+if [ "$target" = Image ]; then echo "$out/arch/arm64/boot/Image"; else echo "$out/arch/x86/boot/bzImage"; fi
