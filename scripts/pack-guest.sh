@@ -5,30 +5,68 @@
 # with their shared libraries (--tools), and optionally the tree's own perf
 # as /usr/bin/perf-tree (--tree-perf BIN: the static binary
 # scripts/build-perf.sh builds; Debian's perf stays /usr/bin/perf).
+# --arch arm64: a guest for an arm64 kernel: Debian's busybox-static:arm64
+# (downloaded once into build/arm64/; scripts/deps.sh --matrix adds the
+# architecture to dpkg) and the selftests cross-compiled with
+# aarch64-linux-gnu-gcc against the tree's arm64 uapi headers.  --arch
+# i386: x86_64 busybox and the selftests as 32-bit i686 binaries, for an
+# x86_64 kernel with IA32_EMULATION.  Either has no guest programs (they
+# are built for x86_64 only) and no --tools.
 #
-# usage: pack-guest.sh <kernel-srcdir> <work-dir> <out.cpio.gz> [--tools] [--tree-perf BIN]
+# usage: pack-guest.sh <kernel-srcdir> <work-dir> <out.cpio.gz> [--tools] [--tree-perf BIN] [--arch x86_64|arm64|i386]
 set -euo pipefail
 
 top=$(cd "$(dirname "$0")/.." && pwd)
-usage="usage: pack-guest.sh <srcdir> <workdir> <out.cpio.gz> [--tools] [--tree-perf BIN]"
+usage="usage: pack-guest.sh <srcdir> <workdir> <out.cpio.gz> [--tools] [--tree-perf BIN] [--arch x86_64|arm64|i386]"
 src=$(cd "${1:?$usage}" && pwd)
 work=${2:?missing work dir}
 out=${3:?missing output file}
 shift 3
 tools=0
 treeperf=
+arch=x86_64
 while [ $# -gt 0 ]; do
 	case $1 in
 	--tools) tools=1 ;;
 	--tree-perf) treeperf=${2:?--tree-perf needs the perf binary}; shift ;;
+	--arch) arch=${2:?--arch needs x86_64, arm64 or i386}; shift ;;
 	*) echo "pack-guest: error: unknown argument $1; $usage" >&2; exit 1 ;;
 	esac
 	shift
 done
 
 die() { echo "pack-guest: error: $*" >&2; exit 1; }
-[ -x /bin/busybox ] || die "/bin/busybox missing (apt-get install busybox-static)"
-file /bin/busybox | grep -q 'statically linked' || die "/bin/busybox is not static (install busybox-static)"
+busybox=/bin/busybox
+cross=
+hdrarch=()
+case $arch in
+x86_64) ;;
+i386) cross=i686-linux-gnu- elf='Intel 80386' ;;
+arm64) cross=aarch64-linux-gnu- elf='ARM aarch64' hdrarch=(ARCH=arm64) busybox=$top/build/arm64/busybox ;;
+*) die "unknown --arch '$arch' (x86_64, arm64, i386)" ;;
+esac
+if [ "$arch" != x86_64 ]; then
+	if [ "$tools" = 1 ] || [ -n "$treeperf" ]; then
+		die "--tools and --tree-perf are for the x86_64 guest only"
+	fi
+	command -v "${cross}gcc" >/dev/null ||
+		die "${cross}gcc missing (scripts/deps.sh --matrix installs it)"
+fi
+if [ "$arch" = arm64 ] && [ ! -x "$busybox" ]; then
+	echo "pack-guest: downloading busybox-static:arm64 into $(dirname "$busybox")"
+	dpkg --print-foreign-architectures | grep -qx arm64 ||
+		die "dpkg lacks the arm64 architecture (scripts/deps.sh --matrix adds it)"
+	dl=$(mktemp -d)
+	chmod 755 "$dl"
+	(cd "$dl" && apt-get download -q busybox-static:arm64 >"$dl/apt.log" 2>&1) ||
+		die "apt-get download busybox-static:arm64 failed: $(tail -1 "$dl/apt.log")"
+	dpkg-deb -x "$dl"/busybox-static_*_arm64.deb "$dl/x"
+	mkdir -p "$(dirname "$busybox")"
+	install -m 755 "$dl/x/bin/busybox" "$busybox"
+	rm -rf "$dl"
+fi
+[ -x "$busybox" ] || die "$busybox missing (apt-get install busybox-static)"
+file "$busybox" | grep -q 'statically linked' || die "$busybox is not static (install busybox-static)"
 
 mkdir -p "$work"
 work=$(cd "$work" && pwd)
@@ -37,16 +75,24 @@ rm -rf "$root"
 mkdir -p "$root"/{bin,sbin,dev,proc,sys,tmp,etc,opt/tests,suites,usr/bin,usr/lib,lib64,root}
 
 echo "pack-guest: installing uapi headers of $src"
-make -s -C "$src" O="$work/hdr" headers_install INSTALL_HDR_PATH="$work/hdr/usr" >"$work/headers.log" 2>&1 ||
+make -s -C "$src" O="$work/hdr" "${hdrarch[@]}" headers_install INSTALL_HDR_PATH="$work/hdr/usr" >"$work/headers.log" 2>&1 ||
 	die "headers_install failed, see $work/headers.log"
 
-echo "pack-guest: building tools/testing/selftests/futex statically"
 st="$src/tools/testing/selftests/futex/functional"
 mkdir -p "$work/futex"
-if ! make -C "$st" OUTPUT="$work/futex" LDFLAGS=-static \
-	KHDR_INCLUDES="-isystem $work/hdr/usr/include" >"$work/selftests.log" 2>&1; then
-	grep -E 'error' "$work/selftests.log" | head -20 >&2
-	die "building the futex selftests failed, see $work/selftests.log"
+if [ "$arch" = x86_64 ]; then
+	echo "pack-guest: building tools/testing/selftests/futex statically"
+	if ! make -C "$st" OUTPUT="$work/futex" LDFLAGS=-static \
+		KHDR_INCLUDES="-isystem $work/hdr/usr/include" >"$work/selftests.log" 2>&1; then
+		grep -E 'error' "$work/selftests.log" | head -20 >&2
+		die "building the futex selftests failed, see $work/selftests.log"
+	fi
+else
+	# -k: build every selftest that builds, then name those that do not.
+	echo "pack-guest: building tools/testing/selftests/futex statically for $arch (${cross}gcc)"
+	rm -f "$work/futex"/futex_*
+	make -k -C "$st" OUTPUT="$work/futex" LDFLAGS=-static CROSS_COMPILE="$cross" \
+		KHDR_INCLUDES="-isystem $work/hdr/usr/include" >"$work/selftests.log" 2>&1 || true
 fi
 progs=$(make -s -C "$st" -f - print-progs <<'MK' 2>/dev/null || true
 include Makefile
@@ -55,21 +101,37 @@ print-progs:
 MK
 )
 [ -n "$progs" ] || progs=$(find "$work/futex" -maxdepth 1 -type f -perm -u+x -printf '%f\n')
+unbuilt=()
 for p in $progs; do
 	p=$(basename "$p")
-	[ -x "$work/futex/$p" ] || die "selftest $p was not built"
+	if [ ! -x "$work/futex/$p" ]; then
+		[ "$arch" = x86_64 ] && die "selftest $p was not built"
+		unbuilt+=("$p")
+		continue
+	fi
+	if [ "$arch" != x86_64 ] && ! file "$work/futex/$p" | grep -q "$elf"; then
+		die "selftest $p is not an $elf binary: $(file -b "$work/futex/$p")"
+	fi
 	cp "$work/futex/$p" "$root/opt/tests/"
 done
+if [ ${#unbuilt[@]} -gt 0 ]; then
+	grep -E 'error' "$work/selftests.log" | head -20 >&2 || true
+	die "selftests that do not build for $arch: ${unbuilt[*]} (see $work/selftests.log)"
+fi
 echo "pack-guest: $(echo "$progs" | wc -w) futex selftests"
 
-echo "pack-guest: building guest programs"
-for c in "$top"/guest/*.c; do
-	b=$(basename "$c" .c)
-	gcc -O2 -Wall -Wextra -Werror -static -pthread -isystem "$work/hdr/usr/include" \
-		-o "$root/opt/tests/$b" "$c" -lm || die "compiling $c failed"
-done
+if [ "$arch" = x86_64 ]; then
+	echo "pack-guest: building guest programs"
+	for c in "$top"/guest/*.c; do
+		b=$(basename "$c" .c)
+		gcc -O2 -Wall -Wextra -Werror -static -pthread -isystem "$work/hdr/usr/include" \
+			-o "$root/opt/tests/$b" "$c" -lm || die "compiling $c failed"
+	done
+else
+	echo "pack-guest: no guest programs for $arch (guest/*.c are built for x86_64 only)"
+fi
 
-cp /bin/busybox "$root/bin/busybox"
+cp "$busybox" "$root/bin/busybox"
 ln -s busybox "$root/bin/sh"
 install -m 755 "$top/guest/init" "$root/init"
 install -m 755 "$top/guest/ff-run-suite" "$root/bin/ff-run-suite"
