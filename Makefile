@@ -8,8 +8,10 @@ QUICK   ?= 0
 PARTS   ?=
 # make series-check PATCHES=3-14: only some patches
 PATCHES ?=
+# make matrix ROWS=up,arm64: only some rows (default all; scripts/matrix.sh)
+ROWS    ?=
 
-.PHONY: help deps tree export test test-rt coverage run perf check series-check bench trace clean
+.PHONY: help deps tree export test test-rt coverage run perf check series-check matrix bench trace clean
 
 help:
 	@echo "make deps     install the Debian packages the harness needs"
@@ -22,6 +24,8 @@ help:
 	@echo "make perf     build the tree's perf (static, perf bench with -b, --prealloc, --node)"
 	@echo "make check    checkpatch --strict on the series, shellcheck on scripts"
 	@echo "make series-check  build and boot every patch (PATCHES=FIRST-LAST for some)"
+	@echo "make matrix   build and test many configs: UP, arm64, compat32, no jump labels, preemption"
+	@echo "              models, series options off, Debian config, W=1, sparse, clang (ROWS=up,arm64 for some)"
 	@echo "make bench    vanilla vs fastfutex benchmark (QUICK=1: CI subset; PARTS=wall,2014,icount,rtlat,perf)"
 	@echo "make trace    after make bench: single-step every futex op under gdb, per-function instruction diff"
 
@@ -61,6 +65,10 @@ check: deps $(TREE)/Makefile
 
 series-check: tree
 	scripts/series-check.sh $(TREE) $(PATCHES)
+
+matrix: tree
+	scripts/deps.sh --matrix
+	scripts/matrix.sh $(TREE) $(ROWS)
 
 bench: tree
 	scripts/bench.sh $(TREE) $(QUICK) $(PARTS)
