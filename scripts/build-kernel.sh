@@ -37,37 +37,54 @@ arm64)
 esac
 command -v ccache >/dev/null && cc="ccache $cc"
 
-# Rebuild the configuration only when a fragment changed, so an incremental
-# build after touching kernel/futex/ stays incremental.
-stamp="$out/.fragments"
-want=$(cat "$@" | sha256sum | cut -d' ' -f1)
-if [ ! -f "$out/.config" ] || [ "$(cat "$stamp" 2>/dev/null)" != "$want" ]; then
-	echo "build-kernel: configuring $out from tinyconfig + $*"
-	make -s -C "$src" O="$out" "${cross[@]}" CC="$cc" tinyconfig >"$log" 2>&1
-	"$src/scripts/kconfig/merge_config.sh" -m -O "$out" "$out/.config" "$@" >>"$log" 2>&1
-	make -s -C "$src" O="$out" "${cross[@]}" CC="$cc" olddefconfig >>"$log" 2>&1
-	# Every symbol set to y must have survived olddefconfig. A later
-	# fragment overrides an earlier one (rt.config turns PREEMPT off), so
-	# only the last setting of each symbol is checked.
-	missing=0
-	declare -A last=() from=()
-	for f in "$@"; do
-		while IFS= read -r line; do
-			if [[ $line =~ ^(CONFIG_[A-Z0-9_]+)= ]] || [[ $line =~ ^#\ (CONFIG_[A-Z0-9_]+)\ is\ not\ set ]]; then
-				last[${BASH_REMATCH[1]}]=$line
-				from[${BASH_REMATCH[1]}]=$f
-			fi
-		done <"$f"
-	done
+# The last setting of each symbol in the fragments: a later fragment
+# overrides an earlier one (rt.config turns PREEMPT off).
+declare -A last=() from=()
+for f in "$@"; do
+	while IFS= read -r line; do
+		if [[ $line =~ ^(CONFIG_[A-Z0-9_]+)= ]] || [[ $line =~ ^#\ (CONFIG_[A-Z0-9_]+)\ is\ not\ set ]]; then
+			last[${BASH_REMATCH[1]}]=$line
+			from[${BASH_REMATCH[1]}]=$f
+		fi
+	done <"$f"
+done
+
+# Whether every symbol the fragments set to y is in $out/.config; with
+# "report", say which is not.
+config_complete() {
+	local sym line ok=0
 	for sym in "${!last[@]}"; do
 		line=${last[$sym]}
 		[[ $line == *=y ]] || continue
 		if ! grep -qx "$line" "$out/.config"; then
-			echo "build-kernel: error: ${from[$sym]} asks for $line but the config has: $(grep -E "^(# )?${sym}[= ]" "$out/.config" || echo unset)" >&2
-			missing=1
+			[ "${1:-}" = report ] &&
+				echo "build-kernel: error: ${from[$sym]} asks for $line but the config has: $(grep -E "^(# )?${sym}[= ]" "$out/.config" || echo unset)" >&2
+			ok=1
 		fi
 	done
-	[ "$missing" = 0 ] || exit 1
+	return "$ok"
+}
+
+# Rebuild the configuration only when a fragment changed, so an incremental
+# build after touching kernel/futex/ stays incremental; or when the
+# configuration lost a symbol (a build of the tree at an older patch, which
+# lacks it, drops it from .config for good).
+stamp="$out/.fragments"
+want=$(cat "$@" | sha256sum | cut -d' ' -f1)
+reconfigure=0
+if [ ! -f "$out/.config" ] || [ "$(cat "$stamp" 2>/dev/null)" != "$want" ]; then
+	reconfigure=1
+elif ! config_complete; then
+	echo "build-kernel: $out/.config lacks symbols the fragments ask for: configuring it again"
+	reconfigure=1
+fi
+if [ "$reconfigure" = 1 ]; then
+	echo "build-kernel: configuring $out from tinyconfig + $*"
+	make -s -C "$src" O="$out" "${cross[@]}" CC="$cc" tinyconfig >"$log" 2>&1
+	"$src/scripts/kconfig/merge_config.sh" -m -O "$out" "$out/.config" "$@" >>"$log" 2>&1
+	make -s -C "$src" O="$out" "${cross[@]}" CC="$cc" olddefconfig >>"$log" 2>&1
+	# Every symbol set to y must have survived olddefconfig.
+	config_complete report || exit 1
 	echo "$want" >"$stamp"
 fi
 
