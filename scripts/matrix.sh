@@ -75,6 +75,7 @@ record() { # row PASS|FAIL text
 	verdict[$1]=$2 detail[$1]=$3
 	echo "matrix: $1: $2 $3"
 	echo "matrix: $1: $2 $3" >>"$res/$1.log"
+	echo "matrix: $1: times (wall-clock/CPU): build ${t_build[$1]}, boot ${t_boot[$1]}" >>"$res/$1.log"
 }
 # Times: mark VAR sets VAR to "<now> <CPU seconds of all children so far>";
 # took VAR MARK sets VAR to "<wall>s/<cpu>s" since MARK: wall-clock and
@@ -197,15 +198,32 @@ boot_row() { # row
 # Configure <out> for a compile-only row from tinyconfig or a config file,
 # plus fragments; every CONFIG_*=y a fragment asks for (last setting wins)
 # must survive olddefconfig unless check=0.  Extra make arguments in mk_extra.
+# As in build-kernel.sh, configured again when a fragment changed or when
+# .config lost an asked-for symbol (a build of a tree that lacks it).
 mk_extra=()
+missing_syms() { # out frag...: the asked-for CONFIG_*=y lines .config lacks
+	local out=$1 line sym
+	shift
+	declare -A last=()
+	while IFS= read -r line; do
+		if [[ $line =~ ^(CONFIG_[A-Z0-9_]+)= ]] || [[ $line =~ ^#\ (CONFIG_[A-Z0-9_]+)\ is\ not\ set ]]; then
+			last[${BASH_REMATCH[1]}]=$line
+		fi
+	done < <(cat "$@")
+	for sym in "${!last[@]}"; do
+		[[ ${last[$sym]} == *=y ]] || continue
+		grep -qx "${last[$sym]}" "$out/.config" 2>/dev/null || printf ' %s' "${last[$sym]}"
+	done
+}
 configure() { # src out start(tinyconfig|file.xz) check frag...
-	local src=$1 out=$2 start=$3 check=$4 want sym line missing=
+	local src=$1 out=$2 start=$3 check=$4 want missing=
 	shift 4
 	# make -C: a relative O= would be taken relative to the tree.
 	[[ $out == /* ]] || { echo "matrix: error: configure: $out is not absolute"; return 1; }
 	mkdir -p "$out"
 	want=$({ echo "$start ${mk_extra[*]}"; cat "$@"; } | sha256sum | cut -d' ' -f1)
-	if [ -f "$out/.config" ] && [ "$(cat "$out/.fragments" 2>/dev/null)" = "$want" ]; then
+	if [ -f "$out/.config" ] && [ "$(cat "$out/.fragments" 2>/dev/null)" = "$want" ] &&
+		{ [ "$check" = 0 ] || [ -z "$(missing_syms "$out" "$@")" ]; }; then
 		return 0
 	fi
 	if [ "$start" = tinyconfig ]; then
@@ -215,21 +233,10 @@ configure() { # src out start(tinyconfig|file.xz) check frag...
 	fi
 	"$src/scripts/kconfig/merge_config.sh" -m -O "$out" "$out/.config" "$@" || return 1
 	make -s -C "$src" O="$out" "${mk_extra[@]}" olddefconfig || return 1
-	if [ "$check" = 1 ]; then
-		declare -A last=()
-		while IFS= read -r line; do
-			if [[ $line =~ ^(CONFIG_[A-Z0-9_]+)= ]] || [[ $line =~ ^#\ (CONFIG_[A-Z0-9_]+)\ is\ not\ set ]]; then
-				last[${BASH_REMATCH[1]}]=$line
-			fi
-		done < <(cat "$@")
-		for sym in "${!last[@]}"; do
-			[[ ${last[$sym]} == *=y ]] || continue
-			grep -qx "${last[$sym]}" "$out/.config" || missing+=" ${last[$sym]}"
-		done
-		if [ -n "$missing" ]; then
-			echo "matrix: error: the config lacks:$missing"
-			return 1
-		fi
+	[ "$check" = 0 ] || missing=$(missing_syms "$out" "$@")
+	if [ -n "$missing" ]; then
+		echo "matrix: error: the config lacks:$missing"
+		return 1
 	fi
 	echo "$want" >"$out/.fragments"
 }
