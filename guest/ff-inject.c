@@ -222,7 +222,7 @@ static void wake_all(const char *name)
 
 /* ---- futex_hash ------------------------------------------------------ */
 
-struct hs { long slots, switches, growths, migrated; char origin[32]; };
+struct hs { long slots, switches, growths, migrated, failures; char origin[32]; };
 
 static void hash_state(struct hs *h)
 {
@@ -238,9 +238,27 @@ static void hash_state(struct hs *h)
 		sscanf(line, "switches: %ld", &h->switches);
 		sscanf(line, "growths: %ld", &h->growths);
 		sscanf(line, "migrated: %ld", &h->migrated);
+		sscanf(line, "failures: %ld", &h->failures);
 		sscanf(line, "origin: %31s", h->origin);
 	}
 	fclose(f);
+}
+
+/*
+ * Read the state into @h until it shows at least @failures failures or
+ * @switches switches (-1: either not waited for), for up to 10 s.
+ */
+static void wait_state(struct hs *h, long failures, long switches)
+{
+	int i;
+
+	for (i = 0; i < 1000; i++) {
+		hash_state(h);
+		if ((failures >= 0 && h->failures >= failures) ||
+		    (switches >= 0 && h->switches >= switches))
+			return;
+		usleep(10000);
+	}
 }
 
 static void same_state(const char *name, const struct hs *a, const struct hs *b)
@@ -333,9 +351,15 @@ static int automatic(const char *name, int n, int expect_table_before)
 	make_it_fail(1);
 	futex(&words[MAXWAIT * 16 - 1], PRIV(FUTEX_WAKE), 1, NULL, NULL, 0);
 	make_it_fail(0);
+	/*
+	 * A kernel worker performs the switch, with the mark of the task
+	 * which queued it: keep injection armed until it has failed.
+	 */
+	wait_state(&b, a.failures + 1, -1);
 	inj = arm(0);
-	hash_state(&b);
 	result(inj > 0, "%s_fault_injected # %ld faults", name, inj);
+	result(b.failures > a.failures, "%s_failure_counted # failures %ld -> %ld", name,
+	       a.failures, b.failures);
 	same_state(name, &a, &b);
 	wake_all(name);
 
@@ -346,7 +370,7 @@ static int automatic(const char *name, int n, int expect_table_before)
 	sleep(2);
 	start_waiters(n, 0);
 	futex(&words[MAXWAIT * 16 - 1], PRIV(FUTEX_WAKE), 1, NULL, NULL, 0);
-	hash_state(&b);
+	wait_state(&b, -1, a.switches + 1);
 	result(b.slots > (a.slots > 0 ? a.slots : 0) && b.switches > a.switches,
 	       "%s_switch_without_injection # slots %ld -> %ld, switches %ld -> %ld, migrated %ld",
 	       name, a.slots, b.slots, a.switches, b.switches, b.migrated);

@@ -66,6 +66,9 @@
  *   PRIO	SCHED_FIFO priority (default 80)
  *   CPU	the CPU everything runs on (default 0)
  *   SIZE	the global table size to print (default: from the kernel log)
+ *   SECONDS	load mode: run each case's trigger for SECONDS without
+ *		measuring (for cyclictest, guest/ff-cyclic), and print
+ *		BENCH load <kernel>/<case> - triggers|switched <n>
  * The first case starts no earlier than 5 s after boot (guest time): in
  * the first seconds the kernel is still settling (TSC calibration, the
  * clocksource switch), and 24 wake-ups came ~3.7 ms late on vanilla then.
@@ -103,7 +106,7 @@
 
 static const char *kernel_label = "kernel";
 static char size_label[32] = "default";
-static int periods = 2000, period_us = 1000, prio = 80, cpu;
+static int periods = 2000, period_us = 1000, prio = 80, cpu, load_s;
 static int have_policy;
 
 #define error(fmt, ...) ff_out("FFB-ERROR ff-rtlat: " fmt, ##__VA_ARGS__)
@@ -210,6 +213,12 @@ static int run_case(const char *c)
 	}
 	usleep(20000);	/* the trigger is in its loop */
 
+	if (load_s) {
+		/* Load mode: the trigger alone, for another tool to measure */
+		sleep(load_s);
+		errno = 0;
+		goto stop;
+	}
 	pthread_attr_init(&attr);
 	pthread_attr_setinheritsched(&attr, PTHREAD_EXPLICIT_SCHED);
 	pthread_attr_setschedpolicy(&attr, SCHED_FIFO);
@@ -222,6 +231,7 @@ static int run_case(const char *c)
 	} else {
 		pthread_join(th, NULL);
 	}
+stop:
 	atomic_store(&sh->stop, 1);
 	if (waitpid(trig, &st, 0) != trig || !WIFEXITED(st) || WEXITSTATUS(st)) {
 		error("%s: the trigger failed (status 0x%x)", km, st);
@@ -233,6 +243,11 @@ static int run_case(const char *c)
 	}
 	if (ret)
 		return ret;
+	if (load_s) {
+		ff_out("BENCH load %s - triggers %ld", km, atomic_load(&sh->triggers));
+		ff_out("BENCH load %s - switched %ld", km, atomic_load(&sh->switched));
+		return 0;
+	}
 
 	for (i = 0; i < periods; i++)
 		ngt += late[i] > 100000;
@@ -282,7 +297,7 @@ int main(int argc, char **argv)
 	setvbuf(stdout, NULL, _IONBF, 0);
 	kernel_label = ff_cmdline_label(kernel_label);
 	size_from_klog();
-	while ((opt = getopt(argc, argv, "k:c:p:P:w:r:C:s:")) != -1) {
+	while ((opt = getopt(argc, argv, "k:c:p:P:w:r:C:s:L:")) != -1) {
 		switch (opt) {
 		case 'k': kernel_label = optarg; break;
 		case 'c': cases = optarg; break;
@@ -292,9 +307,10 @@ int main(int argc, char **argv)
 		case 'r': prio = atoi(optarg); break;
 		case 'C': cpu = atoi(optarg); break;
 		case 's': snprintf(size_label, sizeof(size_label), "%s", optarg); break;
+		case 'L': load_s = atoi(optarg); break;
 		default:
 			fprintf(stderr, "usage: ff-rtlat [-k KERNEL] [-c CASES] [-p PERIODS] [-P PERIOD_US]\n"
-				"               [-w WAITERS] [-r PRIO] [-C CPU] [-s SIZE]\n");
+				"               [-w WAITERS] [-r PRIO] [-C CPU] [-s SIZE] [-L SECONDS]\n");
 			return 2;
 		}
 	}

@@ -244,7 +244,29 @@ static void ff_sw_set_gwords(uint32_t v)
 		__atomic_store_n(&ff_sw_gwords[i * 4], v, __ATOMIC_RELEASE);
 }
 
-/* One child of the fork cases; exit status 0 if it made a switch. */
+/*
+ * The slots once the kernel worker which performs automatic switches has
+ * made the table larger than @above, or after 2 s; -1 at once on a kernel
+ * without private tables.
+ */
+static long ff_sw_wait_slots(long above)
+{
+	long slots = ff_sw_slots();
+	int i;
+
+	/* -1: a kernel without private tables, nothing to wait for */
+	for (i = 0; i < 2000 && slots >= 0 && slots <= above; i++) {
+		usleep(1000);
+		slots = ff_sw_slots();
+	}
+	return slots;
+}
+
+/*
+ * One child of the fork cases; exit status 0 if it made a switch. An
+ * automatic switch is made by a kernel worker after the request: the
+ * child waits for it, or it would exit before the switch happens.
+ */
 static int ff_sw_child(const char *c)
 {
 	static uint32_t probe[FF_SW_NEIGH_WAITERS];
@@ -256,7 +278,7 @@ static int ff_sw_child(const char *c)
 		return ff_sw_fx(NULL, FUTEX_PREALLOC_HASH | FUTEX_PRIVATE_FLAG, 16) > 0 ? 0 : 1;
 	if (!strcmp(c, "fork-firstop")) {
 		ff_sw_fx(&word, FUTEX_WAKE_PRIVATE, 1);
-		return ff_sw_slots() > 0 ? 0 : 1;
+		return ff_sw_wait_slots(0) > 0 ? 0 : 1;
 	}
 	if (!strcmp(c, "fork-conflict")) {
 		for (i = 0; i < FF_SW_NEIGH_WAITERS; i++) {
@@ -264,13 +286,13 @@ static int ff_sw_child(const char *c)
 			if (i % 64 == 63 && ff_sw_slots() > 0)
 				return 0;
 		}
-		return 1;
+		return ff_sw_wait_slots(0) > 0 ? 0 : 1;
 	}
 	if (!strcmp(c, "fork-thread")) {
 		if (pthread_create(&th, NULL, ff_sw_exit_thread, NULL))
 			return 2;
 		pthread_join(th, NULL);
-		return ff_sw_slots() > 0 ? 0 : 1;
+		return ff_sw_wait_slots(0) > 0 ? 0 : 1;
 	}
 	if (!strcmp(c, "growth") && ff_sw_verify) {
 		ff_sw_fx(&word, FUTEX_WAKE_PRIVATE, 1);
@@ -297,7 +319,7 @@ static int ff_sw_child(const char *c)
 			ff_sw_fx(&ff_sw_gwords[0], FUTEX_WAKE_PRIVATE, 1);
 		}
 		pthread_join(th, NULL);
-		return ff_sw_slots() > 16 ? 0 : 1;
+		return ff_sw_wait_slots(16) > 16 ? 0 : 1;
 	}
 	return 2;
 }

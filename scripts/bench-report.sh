@@ -12,7 +12,7 @@ set -euo pipefail
 raw=${1:?usage: bench-report.sh <raw.csv> <outdir> [quick] [parts]}
 outdir=${2:?missing output dir}
 quick=${3:-0}
-parts=${4:-wall,2014,icount,rtlat,perf}
+parts=${4:-wall,2014,icount,rtlat,piinv,cyclic,perf}
 [ -f "$raw" ] || { echo "bench-report: error: $raw not found" >&2; exit 1; }
 mkdir -p "$outdir"
 
@@ -431,6 +431,65 @@ if "rtlat" in parts and (rt_sizes or rt_vsize):
                 cells.append("%d late, p99 %s, %s (%s)" % (n1, fmt(rcell(k + c, s_, "p99_late_us"), "n"),
                              fmt(rcell(k + c, s_, "triggers"), "n"), fmt(rcell(k + c, s_, "switched"), "n")))
         p("| %s | %s |" % (name, " | ".join(cells)))
+    p()
+
+# ---- piinv: priority inversion through the table machinery ----
+pi_cases = [("policy0", "no table (policy 0)"),
+            ("first-op", "the owner's FUTEX_LOCK_PI is the first private op (policy 2)"),
+            ("conflict", "the owner's FUTEX_LOCK_PI conflicts in the global table (policy 1)"),
+            ("growth", "the owner's FUTEX_LOCK_PI with a growth pending (policy 2)"),
+            ("thread", "the owner thread's creation asks for the table (policy 3)"),
+            ("uncontended", "owner takes it in user space, then a first private FUTEX_WAKE (policy 2)")]
+if "piinv" in parts and any(k[0] == "piinv" for k in data):
+    p("## 10. Priority inversion through the table machinery (us of TCG icount time)")
+    p()
+    p("Two vCPUs, QEMU `-icount shift=0` (1 us = 1,000 instructions). Each trial forks a fresh process: its "
+      "SCHED_OTHER owner thread (CPU 0) takes a PI futex and releases it at once, its SCHED_FIFO thread (CPU 1) "
+      "calls FUTEX_LOCK_PI as soon as the futex is owned; the table is the FIFO thread's wait in that call "
+      "(guest/ff-piinv.c), median and worst of the trials. On vanilla the same system calls run as a baseline. "
+      "Goal (issue 26): patched worst <= vanilla worst of the same case + 50 us. tables = trials whose process "
+      "ended with a private table.")
+    p()
+    p("| case | vanilla p50 | vanilla worst | patched p50 | patched worst | tables | goal: worst <= vanilla + 50 us |")
+    p("|---|---:|---:|---:|---:|---:|---|")
+    for c, name in pi_cases:
+        vp, vm = get("piinv", "vanilla/" + c, "-", "p50_us"), get("piinv", "vanilla/" + c, "-", "max_us")
+        pp, pm = get("piinv", "patched/" + c, "-", "p50_us"), get("piinv", "patched/" + c, "-", "max_us")
+        t = get("piinv", "patched/" + c, "-", "tables")
+        n = get("piinv", "patched/" + c, "-", "trials")
+        if pm is None or vm is None:
+            v_ = "n/a"
+        else:
+            v_ = "PASS" if pm <= vm + 50 else "**FAIL** (+%.0f us)" % (pm - vm)
+        p("| %s | %s | %s | %s | %s | %s | %s |" % (name, fmt(vp, "n"), fmt(vm, "n"), fmt(pp, "n"), fmt(pm, "n"),
+              "n/a" if t is None else "%d of %d" % (t, n or 0), v_))
+    p()
+
+# ---- cyclic: cyclictest on PREEMPT_RT ----
+if "cyclic" in parts and any(k[0] == "cyclic" for k in data):
+    p("## 11. cyclictest on PREEMPT_RT (us of TCG icount time)")
+    p()
+    p("PREEMPT_RT builds of both trees (the bench config plus configs/rt.config), two vCPUs, QEMU `-icount "
+      "shift=0` (1 us = 1,000 instructions): `cyclictest -q -m -S -p 90 -i 1000 -D 30` (one SCHED_FIFO 90 "
+      "thread per vCPU), on a quiet system and while `ff-rtlat -L` runs each table-switch trigger in turn "
+      "(prctl toggles with and without waiters, fork + prealloc, fork + first op, fork + conflict, fork + "
+      "thread, growth; guest/ff-cyclic). Worst thread's maximum and highest thread average. Goals (issue 26): "
+      "patched max under load <= 1.1x patched quiet max, and <= vanilla-RT's under the same load.")
+    p()
+    p("| kernel | quiet max | quiet avg | load max | load avg | load / quiet |")
+    p("|---|---:|---:|---:|---:|---:|")
+    for k in ("vanilla", "patched"):
+        qm, qa = get("cyclic", k + "/quiet", "-", "max_us"), get("cyclic", k + "/quiet", "-", "avg_us")
+        lm, la = get("cyclic", k + "/load", "-", "max_us"), get("cyclic", k + "/load", "-", "avg_us")
+        r_ = "%.2fx" % (lm / qm) if lm is not None and qm else "n/a"
+        p("| %s-RT | %s | %s | %s | %s | %s |" % (k, fmt(qm, "n"), fmt(qa, "n"), fmt(lm, "n"), fmt(la, "n"), r_))
+    qm, lm = get("cyclic", "patched/quiet", "-", "max_us"), get("cyclic", "patched/load", "-", "max_us")
+    vl = get("cyclic", "vanilla/load", "-", "max_us")
+    if qm is not None and lm is not None:
+        p()
+        p("Goals: load <= 1.1x quiet: %s; load <= vanilla-RT load: %s." % (
+            "PASS" if lm <= 1.1 * qm else "**FAIL**",
+            "n/a" if vl is None else ("PASS" if lm <= vl else "**FAIL**")))
     p()
 
 # ---- the tree's perf bench futex ----

@@ -13,6 +13,11 @@
 #   bench futex hash), icount (instructions per call and the noisy-neighbour
 #   victim under QEMU -icount shift=0), rtlat (SCHED_FIFO lateness during
 #   table switches, -icount on one vCPU, one boot per global table size),
+#   piinv (a SCHED_FIFO thread's FUTEX_LOCK_PI wait on a futex held by a
+#   thread whose own operation asks for its process' table, -icount on two
+#   vCPUs), cyclic (cyclictest on PREEMPT_RT builds of both trees, quiet
+#   and under the table-switch triggers, -icount on two vCPUs: two more
+#   kernel builds, about 20 minutes on 2 cores),
 #   perf (the tree's own perf bench futex with the series' options -b,
 #   --prealloc, --node, built from the patched tree by build-perf.sh:
 #   about 2 minutes of build on 2 cores, so QUICK leaves it out);
@@ -30,7 +35,7 @@ quick=${2:-0}
 [ "$quick" = 1 ] || quick=0
 parts=${3:-}
 if [ -z "$parts" ]; then
-	if [ "$quick" = 1 ]; then parts=wall,icount; else parts=wall,2014,icount,rtlat,perf; fi
+	if [ "$quick" = 1 ]; then parts=wall,icount; else parts=wall,2014,icount,rtlat,piinv,cyclic,perf; fi
 fi
 part() { [[ ",$parts," == *",$1,"* ]]; }
 cd "$top"
@@ -110,6 +115,14 @@ if grep -qi 'private' <<<"$series"; then
 	pimg=$(build patched "$tree" "$pout" configs/attached.config)
 else
 	warn "$tree has no process-private hash patch yet (git log base..HEAD); patched columns are n/a"
+fi
+
+# PREEMPT_RT builds of both trees for cyclictest.
+vimg_rt=''
+pimg_rt=''
+if [ "$quick" = 0 ] && part cyclic; then
+	vimg_rt=$(build vanilla-rt "$vtree" "$vout-rt" configs/rt.config)
+	[ -z "$pimg" ] || pimg_rt=$(build patched-rt "$tree" "$pout-rt" configs/attached.config configs/rt.config)
 fi
 
 # ---- the tree's perf ----
@@ -246,6 +259,17 @@ if [ "$quick" = 0 ] && part rtlat; then
 			FF_ICOUNT=1 FF_CPUS=1 FF_NODES=1 boot "patched-rtlat-hs$hs" "$pimg" bench-rtlat 2700 "futex_hashsize=$hs"
 		done
 	fi
+fi
+if [ "$quick" = 0 ] && part piinv; then
+	# Priority inversion through the table machinery: two vCPUs under icount.
+	FF_ICOUNT=1 FF_CPUS=2 FF_NODES=1 boot vanilla-piinv "$vimg" bench-piinv 2000
+	[ -z "$pimg" ] || FF_ICOUNT=1 FF_CPUS=2 FF_NODES=1 boot patched-piinv "$pimg" bench-piinv 2000
+fi
+
+if [ "$quick" = 0 ] && part cyclic; then
+	# cyclictest on PREEMPT_RT, quiet and under the switch triggers.
+	FF_ICOUNT=1 FF_CPUS=2 FF_NODES=1 boot vanilla-cyclic "$vimg_rt" bench-cyclic 1800
+	[ -z "$pimg_rt" ] || FF_ICOUNT=1 FF_CPUS=2 FF_NODES=1 boot patched-cyclic "$pimg_rt" bench-cyclic 1800
 fi
 
 if part perf; then

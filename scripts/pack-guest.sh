@@ -135,7 +135,7 @@ cp "$busybox" "$root/bin/busybox"
 ln -s busybox "$root/bin/sh"
 install -m 755 "$top/guest/init" "$root/init"
 install -m 755 "$top/guest/ff-run-suite" "$root/bin/ff-run-suite"
-for s in ff-policy ff-fuzz ff-kmemleak ff-peer-stress ff-perf ff-gcov-dump; do
+for s in ff-policy ff-fuzz ff-kmemleak ff-peer-stress ff-perf ff-gcov-dump ff-cyclic; do
 	install -m 755 "$top/guest/$s" "$root/bin/$s"
 done
 cp "$top"/guest/suites/*.txt "$root/suites/"

@@ -1,0 +1,341 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * ff-piinv: priority inversion through the futex table machinery.  How
+ * long a SCHED_FIFO thread waits in FUTEX_LOCK_PI for a PI futex owned by
+ * a SCHED_OTHER thread whose own futex operation is the one that asks for
+ * its process' private table.
+ *
+ * Each trial forks a fresh process with two threads: the owner
+ * (SCHED_OTHER, CPU 0) takes a PI futex with FUTEX_LOCK_PI and releases it
+ * at once (FUTEX_UNLOCK_PI, or the user-space fast path); the FIFO thread
+ * (SCHED_FIFO priority PRIO, CPU 1) spins until the futex is owned, then
+ * calls FUTEX_LOCK_PI and records how long the call took: the owner's
+ * return to user space plus its unlock, and whatever the kernel made the
+ * owner do in between.  Cases (the policy of kernel.futex_private_hash in
+ * brackets; on a kernel without it, vanilla, the same system calls run as
+ * a baseline):
+ *   policy0       no table ever (0)
+ *   first-op      the owner's FUTEX_LOCK_PI is the process' first private
+ *                 futex operation (2)
+ *   conflict      a neighbour process queued 4096 private waiters in the
+ *                 global table before; the owner's FUTEX_LOCK_PI lands in
+ *                 a bucket with one of them (1)
+ *   growth        the process has a 16-slot table from a first FUTEX_WAKE
+ *                 and 128 waiters queued on distinct words, whose
+ *                 collisions ask for a growth, before the owner's
+ *                 FUTEX_LOCK_PI (2, 2^4 default buckets)
+ *   thread        the owner thread's creation asks for the table (3)
+ *   uncontended   the owner takes the PI futex in user space (no system
+ *                 call, the kernel cannot see it) and then makes its
+ *                 process' first private futex operation, a FUTEX_WAKE on
+ *                 another word (2)
+ *
+ * Meant for a guest booted with QEMU -icount shift=0 on two vCPUs, where
+ * guest time is instruction count and results repeat.
+ *
+ * Output, per case:
+ *   BENCH piinv <kernel>/<case> - p50_us <v>
+ *   BENCH piinv <kernel>/<case> - max_us <v>
+ *   BENCH piinv <kernel>/<case> - trials <n>
+ *   BENCH piinv <kernel>/<case> - tables <n>   (trials whose process had a
+ *		private table at the end, -1 without PR_FUTEX_HASH)
+ *
+ * usage: ff-piinv [-k KERNEL] [-c CASES] [-n TRIALS] [-r PRIO]
+ *   KERNEL	label (default: ff.label= of the kernel command line)
+ *   CASES	comma list (default: all of the above)
+ *   TRIALS	trials a case (default 40)
+ *   PRIO	SCHED_FIFO priority (default 80)
+ * Needs root and two CPUs.  Exit status 0, or 1 after an FFB-ERROR line.
+ * The sysctls it changes are restored at the end.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <limits.h>
+#include <linux/futex.h>
+#include <pthread.h>
+#include <sched.h>
+#include <stdatomic.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/prctl.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "ff-abi.h"
+#include "ff-util.h"
+
+/* The neighbour and the slot helpers; not its trigger cases */
+#pragma GCC diagnostic ignored "-Wunused-function"
+#include "ff-switch.h"
+
+#define SYSCTL_POLICY	FF_SW_SYSCTL_POLICY
+#define SYSCTL_DEFBITS	"/proc/sys/kernel/futex_private_default_hash_bits"
+#define GROWTH_WAITERS	128
+
+#define error(fmt, ...) ff_out("FFB-ERROR ff-piinv: " fmt, ##__VA_ARGS__)
+
+static const char *kernel_label = "kernel";
+static int trials = 40, prio = 80, have_policy;
+
+/* One trial's shared state, in memory the trial's process shares with us */
+struct trial {
+	_Atomic uint32_t pi;		/* the PI futex */
+	_Atomic int fifo_ready;		/* the FIFO thread spins */
+	_Atomic int go;			/* the owner may start */
+	uint64_t wait_ns;		/* the FIFO thread's FUTEX_LOCK_PI */
+	long slots;			/* at the end, -1 unknown */
+	int err;
+};
+
+static struct trial *tr;
+static uint32_t other_word, growth_words[GROWTH_WAITERS];
+static const char *cur_case;
+
+static long fx(void *uaddr, int op, uint32_t val)
+{
+	return syscall(SYS_futex, uaddr, op, val, NULL, NULL, 0);
+}
+
+static int pin(int cpu)
+{
+	cpu_set_t set;
+
+	CPU_ZERO(&set);
+	CPU_SET(cpu, &set);
+	return sched_setaffinity(0, sizeof(set), &set);
+}
+
+static int set_sysctl(const char *path, int v)
+{
+	char buf[16];
+
+	snprintf(buf, sizeof(buf), "%d\n", v);
+	if (ff_write_file(path, buf)) {
+		error("cannot write %d to %s", v, path);
+		return -1;
+	}
+	return 0;
+}
+
+static void *fifo_fn(void *p)
+{
+	uint64_t t0;
+
+	(void)p;
+	if (pin(1)) {
+		tr->err = errno;
+		return NULL;
+	}
+	atomic_store(&tr->fifo_ready, 1);
+	/* Owned: the owner's FUTEX_LOCK_PI (or cmpxchg) wrote its TID */
+	while (!(atomic_load(&tr->pi) & FUTEX_TID_MASK))
+		;
+	t0 = ff_now_ns();
+	if (fx(&tr->pi, FUTEX_LOCK_PI_PRIVATE, 0)) {
+		tr->err = errno;
+		return NULL;
+	}
+	tr->wait_ns = ff_now_ns() - t0;
+	if (fx(&tr->pi, FUTEX_UNLOCK_PI_PRIVATE, 0))
+		tr->err = errno;
+	return NULL;
+}
+
+static void *growth_waiter(void *p)
+{
+	fx(p, FUTEX_WAIT_PRIVATE, 0);
+	return NULL;
+}
+
+static void *owner_fn(void *p)
+{
+	uint32_t tid = syscall(SYS_gettid), zero = 0;
+
+	(void)p;
+	if (pin(0)) {
+		tr->err = errno;
+		return NULL;
+	}
+	while (!atomic_load(&tr->go))
+		;
+	if (!strcmp(cur_case, "uncontended")) {
+		/* The user-space fast path: no system call */
+		if (!atomic_compare_exchange_strong(&tr->pi, &zero, tid)) {
+			tr->err = EBUSY;
+			return NULL;
+		}
+		fx(&other_word, FUTEX_WAKE_PRIVATE, 1);
+	} else if (fx(&tr->pi, FUTEX_LOCK_PI_PRIVATE, 0)) {
+		tr->err = errno;
+		return NULL;
+	}
+	/* Unlock: user space if nobody waits yet, else the kernel */
+	if (!atomic_compare_exchange_strong(&tr->pi, &tid, 0) &&
+	    fx(&tr->pi, FUTEX_UNLOCK_PI_PRIVATE, 0))
+		tr->err = errno;
+	return NULL;
+}
+
+/* The trial's process: returns its exit status */
+static int trial_process(void)
+{
+	struct sched_param sp = { .sched_priority = prio };
+	pthread_t fifo, owner, gw[GROWTH_WAITERS];
+	pthread_attr_t attr;
+	int i, n = 0;
+
+	if (!strcmp(cur_case, "growth")) {
+		/* A 16-slot table, then waiters whose collisions ask to grow */
+		fx(&other_word, FUTEX_WAKE_PRIVATE, 1);
+		ff_sw_wait_slots(0);
+		for (n = 0; n < GROWTH_WAITERS; n++)
+			if (pthread_create(&gw[n], NULL, growth_waiter, &growth_words[n]))
+				break;
+		usleep(20000);
+	}
+	pthread_attr_init(&attr);
+	pthread_attr_setinheritsched(&attr, PTHREAD_EXPLICIT_SCHED);
+	pthread_attr_setschedpolicy(&attr, SCHED_FIFO);
+	pthread_attr_setschedparam(&attr, &sp);
+	if (pthread_create(&fifo, &attr, fifo_fn, NULL))
+		return 2;
+	while (!atomic_load(&tr->fifo_ready) && !tr->err)
+		;
+	if (pthread_create(&owner, NULL, owner_fn, NULL))
+		return 2;
+	atomic_store(&tr->go, 1);
+	pthread_join(owner, NULL);
+	pthread_join(fifo, NULL);
+	tr->slots = ff_sw_slots();
+	for (i = 0; i < n; i++) {
+		growth_words[i] = 1;
+		fx(&growth_words[i], FUTEX_WAKE_PRIVATE, 1);
+		pthread_join(gw[i], NULL);
+	}
+	return tr->err ? 3 : 0;
+}
+
+static int policy_for(const char *c)
+{
+	if (!strcmp(c, "policy0"))
+		return 0;
+	if (!strcmp(c, "conflict"))
+		return 1;
+	if (!strcmp(c, "thread"))
+		return 3;
+	return 2;
+}
+
+static int cmp_u64(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+static int run_case(const char *c)
+{
+	uint64_t *ns = calloc(trials, sizeof(*ns));
+	int i, st, n = 0, tables = 0, ret = 0;
+	pid_t neigh = 0, pid;
+	char km[96];
+
+	snprintf(km, sizeof(km), "%s/%s", kernel_label, c);
+	if (!ns)
+		return 1;
+	cur_case = c;
+	if (!strcmp(c, "conflict")) {
+		if (have_policy && set_sysctl(SYSCTL_POLICY, 0))
+			return 1;
+		neigh = ff_sw_start_neighbour();
+		if (neigh < 0) {
+			error("%s: the neighbour did not start", km);
+			return 1;
+		}
+	}
+	if (have_policy && set_sysctl(SYSCTL_POLICY, policy_for(c)))
+		return 1;
+	for (i = 0; i < trials; i++) {
+		memset(tr, 0, sizeof(*tr));
+		pid = fork();
+		if (pid < 0)
+			break;
+		if (!pid)
+			_exit(trial_process());
+		if (waitpid(pid, &st, 0) != pid || !WIFEXITED(st) || WEXITSTATUS(st)) {
+			error("%s: trial %d failed (status %#x, errno %d)", km, i, st, tr->err);
+			ret = 1;
+			break;
+		}
+		ns[n++] = tr->wait_ns;
+		tables += tr->slots > 0;
+	}
+	if (neigh > 0) {
+		kill(neigh, SIGKILL);
+		waitpid(neigh, &st, 0);
+	}
+	if (n) {
+		qsort(ns, n, sizeof(*ns), cmp_u64);
+		ff_out("BENCH piinv %s - p50_us %.1f", km, ns[n / 2] / 1e3);
+		ff_out("BENCH piinv %s - max_us %.1f", km, ns[n - 1] / 1e3);
+		ff_out("BENCH piinv %s - trials %d", km, n);
+		ff_out("BENCH piinv %s - tables %d", km, have_policy ? tables : -1);
+	}
+	free(ns);
+	return ret;
+}
+
+int main(int argc, char **argv)
+{
+	char cases[256] = "policy0,first-op,conflict,growth,thread,uncontended";
+	int opt, ret = 0, old_policy = -1, old_defbits = -1;
+	char *c, *save;
+
+	kernel_label = ff_cmdline_label(kernel_label);
+	while ((opt = getopt(argc, argv, "k:c:n:r:")) != -1) {
+		switch (opt) {
+		case 'k': kernel_label = optarg; break;
+		case 'c': snprintf(cases, sizeof(cases), "%s", optarg); break;
+		case 'n': trials = atoi(optarg); break;
+		case 'r': prio = atoi(optarg); break;
+		default:
+			fprintf(stderr, "usage: ff-piinv [-k KERNEL] [-c CASES] [-n TRIALS] [-r PRIO]\n");
+			return 2;
+		}
+	}
+	if (trials < 1 || sysconf(_SC_NPROCESSORS_ONLN) < 2) {
+		error("needs two CPUs and at least one trial");
+		return 1;
+	}
+	tr = mmap(NULL, sizeof(*tr), PROT_READ | PROT_WRITE,
+		  MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+	if (tr == MAP_FAILED)
+		return 1;
+	ff_sw = mmap(NULL, sizeof(*ff_sw), PROT_READ | PROT_WRITE,
+		     MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+	if (ff_sw == MAP_FAILED)
+		return 1;
+	old_policy = ff_read_int(SYSCTL_POLICY, -1);
+	have_policy = old_policy >= 0;
+	if (have_policy) {
+		old_defbits = ff_read_int(SYSCTL_DEFBITS, -1);
+		if (set_sysctl(SYSCTL_DEFBITS, 4))
+			return 1;
+	}
+	for (c = strtok_r(cases, ",", &save); c; c = strtok_r(NULL, ",", &save)) {
+		ff_out("FFB-PROGRESS piinv %s/%s", kernel_label, c);
+		if (run_case(c))
+			ret = 1;
+	}
+	if (have_policy) {
+		set_sysctl(SYSCTL_POLICY, old_policy);
+		if (old_defbits >= 0)
+			set_sysctl(SYSCTL_DEFBITS, old_defbits);
+	}
+	return ret;
+}
