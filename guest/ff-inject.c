@@ -339,7 +339,11 @@ static int automatic(const char *name, int n, int expect_table_before)
 	struct hs a, b;
 	long inj;
 
-	hash_state(&a);
+	/* A table made by the worker: wait until its switch is complete */
+	if (expect_table_before)
+		wait_state(&a, -1, 1);
+	else
+		hash_state(&a);
 	if (expect_table_before && a.slots <= 0) {
 		result(0, "%s_setup # no private table to grow (slots %ld)", name, a.slots);
 		return 1;
