@@ -17,11 +17,11 @@
 #   thread whose own operation asks for its process' table, -icount on two
 #   vCPUs), cyclic (cyclictest on PREEMPT_RT builds of both trees, quiet
 #   and under the table-switch triggers, -icount on two vCPUs: two more
-#   kernel builds, about 20 minutes on 2 cores),
+#   kernel builds, about 20 minutes on 2 cores; only when asked for),
 #   perf (the tree's own perf bench futex with the series' options -b,
 #   --prealloc, --node, built from the patched tree by build-perf.sh:
 #   about 2 minutes of build on 2 cores, so QUICK leaves it out);
-#   default: all of them (QUICK: wall,icount).
+#   default: all of them but cyclic (QUICK: wall,icount).
 # Environment: BENCH_REUSE=1 reuses already-built bench kernels in a full
 # run too (as QUICK does), instead of rebuilding the trees first.
 # Output: a Markdown summary on stdout and in results/bench/summary.md, raw
@@ -35,7 +35,7 @@ quick=${2:-0}
 [ "$quick" = 1 ] || quick=0
 parts=${3:-}
 if [ -z "$parts" ]; then
-	if [ "$quick" = 1 ]; then parts=wall,icount; else parts=wall,2014,icount,rtlat,piinv,cyclic,perf; fi
+	if [ "$quick" = 1 ]; then parts=wall,icount; else parts=wall,2014,icount,rtlat,piinv,perf; fi
 fi
 part() { [[ ",$parts," == *",$1,"* ]]; }
 cd "$top"
