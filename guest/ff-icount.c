@@ -455,8 +455,13 @@ static int run_mode(const char *mode, const char *km, const char *oplist)
 		ff_out("FFB-PROGRESS icount %s: warning: owner TID %d >= %d: trylock_pi counts one more radix tree level than on a fresh boot",
 		       km, (int)owner_tid, PID_CEILING);
 	if (!strcmp(mode, "2") || !strcmp(mode, "3")) {
-		/* Policy 2: the switch; policy 3: made by clone(), settle. */
+		/*
+		 * Policy 2: the switch; policy 3: asked for by clone(). A
+		 * kernel worker makes it: wait for the table (up to 2 s).
+		 */
 		s = fx(&pw[W_A], FUTEX_WAKE_PRIVATE, 1, 0, NULL, 0);
+		for (i = 0; i < 2000 && table_slots() == 0; i++)
+			usleep(1000);
 	} else if (!strcmp(mode, "prealloc")) {
 		s = fx(NULL, FUTEX_PREALLOC_HASH | FUTEX_PRIVATE_FLAG, 16, 0, NULL, 0);
 	} else if (!strcmp(mode, "prctl")) {
