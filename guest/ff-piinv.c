@@ -110,18 +110,6 @@ static int pin(int cpu)
 	return sched_setaffinity(0, sizeof(set), &set);
 }
 
-static int set_sysctl(const char *path, int v)
-{
-	char buf[16];
-
-	snprintf(buf, sizeof(buf), "%d\n", v);
-	if (ff_write_file(path, buf)) {
-		error("cannot write %d to %s", v, path);
-		return -1;
-	}
-	return 0;
-}
-
 static void *fifo_fn(void *p)
 {
 	uint64_t t0;
@@ -253,7 +241,7 @@ static int run_case(const char *c)
 		return 1;
 	cur_case = c;
 	if (!strcmp(c, "conflict")) {
-		if (have_policy && set_sysctl(SYSCTL_POLICY, 0))
+		if (have_policy && ff_sw_set_sysctl(SYSCTL_POLICY, 0))
 			return 1;
 		neigh = ff_sw_start_neighbour();
 		if (neigh < 0) {
@@ -261,7 +249,7 @@ static int run_case(const char *c)
 			return 1;
 		}
 	}
-	if (have_policy && set_sysctl(SYSCTL_POLICY, policy_for(c)))
+	if (have_policy && ff_sw_set_sysctl(SYSCTL_POLICY, policy_for(c)))
 		return 1;
 	for (i = 0; i < trials; i++) {
 		memset(tr, 0, sizeof(*tr));
@@ -299,6 +287,7 @@ int main(int argc, char **argv)
 	int opt, ret = 0, old_policy = -1, old_defbits = -1;
 	char *c, *save;
 
+	ff_sw_errpfx = "FFB-ERROR ff-piinv: ";
 	kernel_label = ff_cmdline_label(kernel_label);
 	while ((opt = getopt(argc, argv, "k:c:n:r:")) != -1) {
 		switch (opt) {
@@ -327,7 +316,7 @@ int main(int argc, char **argv)
 	have_policy = old_policy >= 0;
 	if (have_policy) {
 		old_defbits = ff_read_int(SYSCTL_DEFBITS, -1);
-		if (set_sysctl(SYSCTL_DEFBITS, 4))
+		if (ff_sw_set_sysctl(SYSCTL_DEFBITS, 4))
 			return 1;
 	}
 	for (c = strtok_r(cases, ",", &save); c; c = strtok_r(NULL, ",", &save)) {
@@ -336,9 +325,9 @@ int main(int argc, char **argv)
 			ret = 1;
 	}
 	if (have_policy) {
-		set_sysctl(SYSCTL_POLICY, old_policy);
+		ff_sw_set_sysctl(SYSCTL_POLICY, old_policy);
 		if (old_defbits >= 0)
-			set_sysctl(SYSCTL_DEFBITS, old_defbits);
+			ff_sw_set_sysctl(SYSCTL_DEFBITS, old_defbits);
 	}
 	return ret;
 }

@@ -111,18 +111,6 @@ static int have_policy;
 
 #define error(fmt, ...) ff_out("FFB-ERROR ff-rtlat: " fmt, ##__VA_ARGS__)
 
-static int set_sysctl(const char *path, int v)
-{
-	char buf[16];
-
-	snprintf(buf, sizeof(buf), "%d\n", v);
-	if (ff_write_file(path, buf)) {
-		error("cannot write %d to %s", v, path);
-		return -1;
-	}
-	return 0;
-}
-
 /* The trigger cases, their children and the neighbour: ff-switch.h */
 static struct ff_sw_shared *sh;
 
@@ -181,7 +169,7 @@ static int run_case(const char *c)
 		return 0;
 	}
 	if (!strcmp(c, "fork-conflict")) {
-		if (have_policy && set_sysctl(SYSCTL_POLICY, 0))
+		if (have_policy && ff_sw_set_sysctl(SYSCTL_POLICY, 0))
 			return 1;
 		neigh = ff_sw_start_neighbour();
 		if (neigh < 0) {
@@ -189,7 +177,7 @@ static int run_case(const char *c)
 			return 1;
 		}
 	}
-	if (have_policy && set_sysctl(SYSCTL_POLICY, ff_sw_policy_for(c)))
+	if (have_policy && ff_sw_set_sysctl(SYSCTL_POLICY, ff_sw_policy_for(c)))
 		return 1;
 	memset(sh, 0, sizeof(*sh));
 	trig = fork();
@@ -320,13 +308,13 @@ int main(int argc, char **argv)
 	CPU_SET(cpu, &set);
 	if (sched_setaffinity(0, sizeof(set), &set))
 		error("sched_setaffinity CPU %d: %s (not pinned)", cpu, strerror(errno));
+	ff_sw_errpfx = "FFB-ERROR ff-rtlat: ";
 	have_policy = access(SYSCTL_POLICY, F_OK) == 0;
 	old_policy = ff_read_int(SYSCTL_POLICY, 1);
 	old_maxbits = ff_read_int(SYSCTL_MAXBITS, -1);
-	if (have_policy && old_maxbits >= 0 && old_maxbits < 16 && set_sysctl(SYSCTL_MAXBITS, 16))
+	if (have_policy && old_maxbits >= 0 && old_maxbits < 16 && ff_sw_set_sysctl(SYSCTL_MAXBITS, 16))
 		ret = 1;
 
-	ff_sw_errpfx = "FFB-ERROR ff-rtlat: ";
 	sh = mmap(NULL, sizeof(*sh), PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
 	ff_sw = sh;
 	late = calloc(periods, sizeof(*late));
@@ -360,9 +348,9 @@ int main(int argc, char **argv)
 			ret = 1;
 	}
 	if (have_policy) {
-		set_sysctl(SYSCTL_POLICY, old_policy);
+		ff_sw_set_sysctl(SYSCTL_POLICY, old_policy);
 		if (old_maxbits >= 0)
-			set_sysctl(SYSCTL_MAXBITS, old_maxbits);
+			ff_sw_set_sysctl(SYSCTL_MAXBITS, old_maxbits);
 	}
 	return ret;
 }

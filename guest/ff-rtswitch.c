@@ -128,18 +128,6 @@ static void result(int ok, const char *fmt, ...)
 		nfailed++;
 }
 
-static int set_sysctl(const char *path, int v)
-{
-	char buf[16];
-
-	snprintf(buf, sizeof(buf), "%d\n", v);
-	if (ff_write_file(path, buf)) {
-		ff_out("# rtswitch: error: cannot write %d to %s", v, path);
-		return -1;
-	}
-	return 0;
-}
-
 /* ---- the measurer process ---- */
 
 static uint32_t w_ping __attribute__((aligned(64)));	/* FIFO -> helper */
@@ -395,14 +383,14 @@ static void run_case(const char *c)
 	memset(res, 0, sizeof(*res));
 	need_switches = quiet ? 0 : min_switches;
 	if (!strcmp(c, "fork-conflict")) {
-		set_sysctl(FF_SW_SYSCTL_POLICY, 0);
+		ff_sw_set_sysctl(FF_SW_SYSCTL_POLICY, 0);
 		neigh = ff_sw_start_neighbour();
 		if (neigh < 0) {
 			result(0, "%s_setup # the neighbour did not start", c);
 			return;
 		}
 	}
-	set_sysctl(FF_SW_SYSCTL_POLICY, self ? 1 : ff_sw_policy_for(c));
+	ff_sw_set_sysctl(FF_SW_SYSCTL_POLICY, self ? 1 : ff_sw_policy_for(c));
 	if (!self) {
 		trig = fork();
 		if (trig < 0) {
@@ -546,7 +534,7 @@ int main(int argc, char **argv)
 	old_policy = ff_read_int(FF_SW_SYSCTL_POLICY, 1);
 	old_maxbits = ff_read_int(FF_SW_SYSCTL_MAXBITS, -1);
 	if (old_maxbits >= 0 && old_maxbits < 16)
-		set_sysctl(FF_SW_SYSCTL_MAXBITS, 16);
+		ff_sw_set_sysctl(FF_SW_SYSCTL_MAXBITS, 16);
 
 	ff_sw = mmap(NULL, sizeof(*ff_sw), PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
 	res = mmap(NULL, sizeof(*res), PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
@@ -561,9 +549,9 @@ int main(int argc, char **argv)
 		}
 		run_case(tok);
 	}
-	set_sysctl(FF_SW_SYSCTL_POLICY, old_policy);
+	ff_sw_set_sysctl(FF_SW_SYSCTL_POLICY, old_policy);
 	if (old_maxbits >= 0)
-		set_sysctl(FF_SW_SYSCTL_MAXBITS, old_maxbits);
+		ff_sw_set_sysctl(FF_SW_SYSCTL_MAXBITS, old_maxbits);
 	ff_out("1..%d", ntests);
 	ff_out("# rtswitch-summary: cases=%d failed=%d triggers=%ld switched=%ld roundtrips=%ld lost=%ld stalls=%ld errors=%ld max_late_us=%.0f max_rtt_us=%.0f",
 	       count_cases(cases), nfailed, tot_triggers, tot_switched, tot_rt, tot_lost, tot_stalls,

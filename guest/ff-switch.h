@@ -81,6 +81,19 @@ static const char *ff_sw_errpfx = "ff-switch: error: ";
 
 #define ff_sw_error(fmt, ...) ff_out("%s" fmt, ff_sw_errpfx, ##__VA_ARGS__)
 
+/* Write @v to the sysctl file @path; -1 after an error line */
+static int ff_sw_set_sysctl(const char *path, int v)
+{
+	char buf[16];
+
+	snprintf(buf, sizeof(buf), "%d\n", v);
+	if (ff_write_file(path, buf)) {
+		ff_sw_error("cannot write %d to %s", v, path);
+		return -1;
+	}
+	return 0;
+}
+
 static inline long ff_sw_fx(uint32_t *u, int op, uint32_t val)
 {
 	return syscall(SYS_futex, u, op, val, NULL, NULL, 0);
