@@ -7,11 +7,11 @@
  *
  * Each trial forks a fresh process with two threads: the owner
  * (SCHED_OTHER, CPU 0) takes a PI futex with FUTEX_LOCK_PI and releases it
- * at once (FUTEX_UNLOCK_PI, or the user-space fast path); the FIFO thread
- * (SCHED_FIFO priority PRIO, CPU 1) spins until the futex is owned, then
- * calls FUTEX_LOCK_PI and records how long the call took: the owner's
- * return to user space plus its unlock, and whatever the kernel made the
- * owner do in between.  Cases (the policy of kernel.futex_private_hash in
+ * with FUTEX_UNLOCK_PI as soon as the FIFO thread waits for it; the FIFO
+ * thread (SCHED_FIFO priority PRIO, CPU 1) spins until the futex is owned,
+ * then calls FUTEX_LOCK_PI and records how long the call took: the rest of
+ * the owner's FUTEX_LOCK_PI and its return to user space, its unlock, and
+ * whatever the kernel made the owner do in between.  Cases (the policy of kernel.futex_private_hash in
  * brackets; on a kernel without it, vanilla, the same system calls run as
  * a baseline):
  *   policy0       no table ever (0)
@@ -59,6 +59,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <poll.h>
+#include <signal.h>
 #include <sys/mman.h>
 #include <sys/prctl.h>
 #include <sys/syscall.h>
@@ -90,11 +92,37 @@ struct trial {
 	uint64_t wait_ns;		/* the FIFO thread's FUTEX_LOCK_PI */
 	long slots;			/* at the end, -1 unknown */
 	int err;
+	_Atomic int steps;		/* 1 << ST_* for each step done */
 };
+
+/* The steps of a trial, the first one missing named when it gets stuck */
+enum { ST_FIFO, ST_OWNER, ST_OWNED, ST_UNLOCKED, ST_FIFO_LOCKED, ST_JOINED, ST_NR };
+static const char * const step_names[ST_NR + 1] = {
+	"the FIFO thread's start", "the owner's start",
+	"the owner's FUTEX_LOCK_PI", "the owner's unlock",
+	"the FIFO thread's FUTEX_LOCK_PI", "the threads' exit", "its exit",
+};
+
+/* How long a trial may take, guest seconds (instructions / 10^9) */
+#define TRIAL_LIMIT_S	20
 
 static struct trial *tr;
 static uint32_t other_word, growth_words[GROWTH_WAITERS];
 static const char *cur_case;
+
+static void step(int st)
+{
+	atomic_fetch_or(&tr->steps, 1 << st);
+}
+
+static const char *first_missing_step(void)
+{
+	int st, steps = atomic_load(&tr->steps);
+
+	for (st = 0; st < ST_NR && (steps & (1 << st)); st++)
+		;
+	return step_names[st];
+}
 
 static long fx(void *uaddr, int op, uint32_t val)
 {
@@ -120,6 +148,7 @@ static void *fifo_fn(void *p)
 		return NULL;
 	}
 	atomic_store(&tr->fifo_ready, 1);
+	step(ST_FIFO);
 	/* Owned: the owner's FUTEX_LOCK_PI (or cmpxchg) wrote its TID */
 	while (!(atomic_load(&tr->pi) & FUTEX_TID_MASK))
 		;
@@ -129,6 +158,7 @@ static void *fifo_fn(void *p)
 		return NULL;
 	}
 	tr->wait_ns = ff_now_ns() - t0;
+	step(ST_FIFO_LOCKED);
 	if (fx(&tr->pi, FUTEX_UNLOCK_PI_PRIVATE, 0))
 		tr->err = errno;
 	return NULL;
@@ -151,6 +181,7 @@ static void *owner_fn(void *p)
 	}
 	while (!atomic_load(&tr->go))
 		;
+	step(ST_OWNER);
 	if (!strcmp(cur_case, "uncontended")) {
 		/* The user-space fast path: no system call */
 		if (!atomic_compare_exchange_strong(&tr->pi, &zero, tid)) {
@@ -162,10 +193,17 @@ static void *owner_fn(void *p)
 		tr->err = errno;
 		return NULL;
 	}
-	/* Unlock: user space if nobody waits yet, else the kernel */
-	if (!atomic_compare_exchange_strong(&tr->pi, &tid, 0) &&
-	    fx(&tr->pi, FUTEX_UNLOCK_PI_PRIVATE, 0))
+	step(ST_OWNED);
+	/*
+	 * Hold it until the FIFO thread waits for it in the kernel: with the
+	 * vCPUs run in turns (QEMU -icount), the FIFO thread could otherwise
+	 * miss the owned state altogether.
+	 */
+	while (!(atomic_load(&tr->pi) & FUTEX_WAITERS) && !tr->err)
+		;
+	if (fx(&tr->pi, FUTEX_UNLOCK_PI_PRIVATE, 0))
 		tr->err = errno;
+	step(ST_UNLOCKED);
 	return NULL;
 }
 
@@ -202,6 +240,7 @@ static int trial_process(void)
 	atomic_store(&tr->go, 1);
 	pthread_join(owner, NULL);
 	pthread_join(fifo, NULL);
+	step(ST_JOINED);
 	tr->slots = ff_sw_slots();
 	for (i = 0; i < n; i++) {
 		growth_words[i] = 1;
@@ -209,6 +248,29 @@ static int trial_process(void)
 		pthread_join(gw[i], NULL);
 	}
 	return tr->err ? 3 : 0;
+}
+
+/*
+ * Wait for the trial's process without waking up meanwhile; kill it after
+ * TRIAL_LIMIT_S. Returns its wait status, or -1 after a timeout.
+ */
+static int wait_trial(pid_t pid)
+{
+	struct pollfd pfd = { .events = POLLIN };
+	int st = -1;
+
+	pfd.fd = syscall(SYS_pidfd_open, pid, 0);
+	if (pfd.fd >= 0 && poll(&pfd, 1, TRIAL_LIMIT_S * 1000) == 0) {
+		kill(pid, SIGKILL);
+		waitpid(pid, &st, 0);
+		close(pfd.fd);
+		return -1;
+	}
+	if (pfd.fd >= 0)
+		close(pfd.fd);
+	if (waitpid(pid, &st, 0) != pid)
+		return -1;
+	return st;
 }
 
 static int policy_for(const char *c)
@@ -258,7 +320,14 @@ static int run_case(const char *c)
 			break;
 		if (!pid)
 			_exit(trial_process());
-		if (waitpid(pid, &st, 0) != pid || !WIFEXITED(st) || WEXITSTATUS(st)) {
+		st = wait_trial(pid);
+		if (st == -1) {
+			error("%s: trial %d did not end within %d s: stuck in %s",
+			      km, i, TRIAL_LIMIT_S, first_missing_step());
+			ret = 1;
+			break;
+		}
+		if (!WIFEXITED(st) || WEXITSTATUS(st)) {
 			error("%s: trial %d failed (status %#x, errno %d)", km, i, st, tr->err);
 			ret = 1;
 			break;
