@@ -150,26 +150,29 @@ fi
 # ---- guest ----
 # The same initramfs for both kernels: pack-guest.sh's image (programs built
 # against the patched tree's uapi, and the tree's perf as perf-tree) plus a
-# second cpio with Debian's perf and its libraries; the kernel unpacks
-# concatenated archives in order.
+# second cpio with Debian's perf, cyclictest (rt-tests) and their
+# libraries; the kernel unpacks concatenated archives in order.
 step "guest: packing"
 scripts/pack-guest.sh "$tree" "$work/guest" "$work/guest.cpio.gz" "${treeperf[@]}" | sed 's/^/  /'
 perfbin=$(command -v perf || true)
 [ -n "$perfbin" ] || die "perf missing on the host (apt-get install linux-perf)"
-perfcpio=$work/perf.cpio.gz
-if [ ! -f "$perfcpio" ] || [ "$perfbin" -nt "$perfcpio" ]; then
-	proot=$work/perfroot
+cycbin=$(command -v cyclictest || true)
+[ -n "$cycbin" ] || die "cyclictest missing on the host (apt-get install rt-tests)"
+toolcpio=$work/tools.cpio.gz
+if [ ! -f "$toolcpio" ] || [ "$perfbin" -nt "$toolcpio" ] || [ "$cycbin" -nt "$toolcpio" ]; then
+	proot=$work/toolroot
 	rm -rf "$proot"
 	mkdir -p "$proot/usr/bin"
 	cp -L "$perfbin" "$proot/usr/bin/perf"
-	for lib in $(ldd "$perfbin" | grep -oE '/[^ ]+\.so[^ ]*'); do
+	cp -L "$cycbin" "$proot/usr/bin/cyclictest"
+	for lib in $(ldd "$perfbin" "$cycbin" | grep -oE '/[^ ]+\.so[^ ]*' | sort -u); do
 		mkdir -p "$proot$(dirname "$lib")"
 		cp -L "$lib" "$proot$lib"
 	done
-	(cd "$proot" && find . -print0 | cpio --null -o -H newc --quiet) | gzip -1 >"$perfcpio"
+	(cd "$proot" && find . -print0 | cpio --null -o -H newc --quiet) | gzip -1 >"$toolcpio"
 fi
 initrd=$work/bench.cpio.gz
-cat "$work/guest.cpio.gz" "$perfcpio" >"$initrd"
+cat "$work/guest.cpio.gz" "$toolcpio" >"$initrd"
 
 # ---- boots ----
 failures=()
