@@ -4,7 +4,7 @@
 TREE    ?= build/linux
 SUITES  ?= futex-selftests,fastfutex,attached,reliability
 QUICK   ?= 0
-# make bench PARTS=icount,rtlat: only some parts (wall,2014,icount,rtlat,perf; piinv and cyclic only when named)
+# make bench PARTS=icount,rtlat: only some parts (wall,2014,icount,rtlat,piinv,perf; cyclic only when named)
 PARTS   ?=
 # make series-check PATCHES=3-14: only some patches
 PATCHES ?=

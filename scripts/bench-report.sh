@@ -444,7 +444,7 @@ if "piinv" in parts and any(k[0] == "piinv" for k in data):
     p("## 10. Priority inversion through the table machinery (us of TCG icount time)")
     p()
     p("Two vCPUs, QEMU `-icount shift=0` (1 us = 1,000 instructions). Each trial forks a fresh process: its "
-      "SCHED_OTHER owner thread (CPU 0) takes a PI futex and releases it at once, its SCHED_FIFO thread (CPU 1) "
+      "SCHED_OTHER owner thread (CPU 0) takes a PI futex and releases it as soon as the FIFO thread waits for it, its SCHED_FIFO thread (CPU 1) "
       "calls FUTEX_LOCK_PI as soon as the futex is owned; the table is the FIFO thread's wait in that call "
       "(guest/ff-piinv.c), median and worst of the trials. On vanilla the same system calls run as a baseline. "
       "Goal (issue 26): patched worst <= vanilla worst of the same case + 50 us. tables = trials whose process "

@@ -21,8 +21,7 @@
 #   perf (the tree's own perf bench futex with the series' options -b,
 #   --prealloc, --node, built from the patched tree by build-perf.sh:
 #   about 2 minutes of build on 2 cores, so QUICK leaves it out);
-#   default: all of them but piinv and cyclic, not yet validated (QUICK:
-#   wall,icount).
+#   default: all of them but cyclic (QUICK: wall,icount).
 # Environment: BENCH_REUSE=1 reuses already-built bench kernels in a full
 # run too (as QUICK does), instead of rebuilding the trees first.
 # Output: a Markdown summary on stdout and in results/bench/summary.md, raw
@@ -36,7 +35,7 @@ quick=${2:-0}
 [ "$quick" = 1 ] || quick=0
 parts=${3:-}
 if [ -z "$parts" ]; then
-	if [ "$quick" = 1 ]; then parts=wall,icount; else parts=wall,2014,icount,rtlat,perf; fi
+	if [ "$quick" = 1 ]; then parts=wall,icount; else parts=wall,2014,icount,rtlat,piinv,perf; fi
 fi
 part() { [[ ",$parts," == *",$1,"* ]]; }
 cd "$top"
