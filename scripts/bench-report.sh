@@ -469,9 +469,9 @@ if "piinv" in parts and any(k[0] == "piinv" for k in data):
 if "cyclic" in parts and any(k[0] == "cyclic" for k in data):
     p("## 11. cyclictest on PREEMPT_RT (us of TCG icount time)")
     p()
-    p("PREEMPT_RT builds of both trees (the bench config plus configs/rt.config), two vCPUs, QEMU `-icount "
+    p("PREEMPT_RT builds of both trees (the bench config plus configs/rt.config), one vCPU, QEMU `-icount "
       "shift=0` (1 us = 1,000 instructions): `cyclictest -q -m -S -p 90 -i 1000 -D 30` (one SCHED_FIFO 90 "
-      "thread per vCPU), on a quiet system and while `ff-rtlat -L` runs each table-switch trigger in turn "
+      "thread), on a quiet system and while `ff-rtlat -L` runs each table-switch trigger in turn "
       "(prctl toggles with and without waiters, fork + prealloc, fork + first op, fork + conflict, fork + "
       "thread, growth; guest/ff-cyclic). Worst thread's maximum and highest thread average. Goals (issue 26): "
       "patched max under load <= 1.1x patched quiet max, and <= vanilla-RT's under the same load.")
