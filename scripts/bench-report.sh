@@ -470,7 +470,7 @@ if "cyclic" in parts and any(k[0] == "cyclic" for k in data):
     p("## 11. cyclictest on PREEMPT_RT (us of TCG icount time)")
     p()
     p("PREEMPT_RT builds of both trees (the bench config plus configs/rt.config), one vCPU, QEMU `-icount "
-      "shift=0` (1 us = 1,000 instructions): `cyclictest -q -m -S -p 90 -i 1000 -D 30` (one SCHED_FIFO 90 "
+      "shift=0` (1 us = 1,000 instructions): `cyclictest -q -m -S -N -p 90 -i 1000 -D 30` (ns resolution) (one SCHED_FIFO 90 "
       "thread), on a quiet system and while `ff-rtlat -L` runs each table-switch trigger in turn "
       "(prctl toggles with and without waiters, fork + prealloc, fork + first op, fork + conflict, fork + "
       "thread, growth; guest/ff-cyclic). Worst thread's maximum and highest thread average. Goals (issue 26): "
@@ -482,7 +482,8 @@ if "cyclic" in parts and any(k[0] == "cyclic" for k in data):
         qm, qa = get("cyclic", k + "/quiet", "-", "max_us"), get("cyclic", k + "/quiet", "-", "avg_us")
         lm, la = get("cyclic", k + "/load", "-", "max_us"), get("cyclic", k + "/load", "-", "avg_us")
         r_ = "%.2fx" % (lm / qm) if lm is not None and qm else "n/a"
-        p("| %s-RT | %s | %s | %s | %s | %s |" % (k, fmt(qm, "n"), fmt(qa, "n"), fmt(lm, "n"), fmt(la, "n"), r_))
+        f1 = lambda x: "n/a" if x is None else "%.1f" % x
+        p("| %s-RT | %s | %s | %s | %s | %s |" % (k, f1(qm), f1(qa), f1(lm), f1(la), r_))
     qm, lm = get("cyclic", "patched/quiet", "-", "max_us"), get("cyclic", "patched/load", "-", "max_us")
     vl = get("cyclic", "vanilla/load", "-", "max_us")
     if qm is not None and lm is not None:
