@@ -11,9 +11,9 @@
  * thread (SCHED_FIFO priority PRIO, CPU 1) spins until the futex is owned,
  * then calls FUTEX_LOCK_PI and records how long the call took: the rest of
  * the owner's FUTEX_LOCK_PI and its return to user space, its unlock, and
- * whatever the kernel made the owner do in between.  Cases (the policy of kernel.futex_private_hash in
- * brackets; on a kernel without it, vanilla, the same system calls run as
- * a baseline):
+ * whatever the kernel made the owner do in between.  Cases (the policy of
+ * kernel.futex_private_hash in brackets; on a kernel without it, vanilla,
+ * the same system calls run as a baseline):
  *   policy0       no table ever (0)
  *   first-op      the owner's FUTEX_LOCK_PI is the process' first private
  *                 futex operation (2)
