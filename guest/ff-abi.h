@@ -9,12 +9,12 @@
 #define FF_ABI_H
 
 #ifndef FUTEX_PREALLOC_HASH
-#define FUTEX_PREALLOC_HASH	14
+#define FUTEX_PREALLOC_HASH	127
 #endif
 #ifndef FUTEX_ATTACH
-#define FUTEX_ATTACH		15
-#define FUTEX_DETACH		16
-#define FUTEX_ATTACHED		512
+#define FUTEX_ATTACH		126
+#define FUTEX_DETACH		125
+#define FUTEX_ATTACHED		0x40000000
 #endif
 #ifndef PR_FUTEX_HASH
 #define PR_FUTEX_HASH		78

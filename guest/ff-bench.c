@@ -33,9 +33,12 @@
  * MODES: comma list of 0, 1, 2, 3 (kernel.futex_private_hash) and prealloc
  * (policy 1, victim and neighbour call FUTEX_PREALLOC_HASH first); noisy
  * also takes attached (policy 1, the victim's threads attach every futex
- * they use and call with FUTEX_ATTACHED; skipped without FUTEX_ATTACH).  On a
- * kernel without /proc/sys/kernel/futex_private_hash the only mode is
- * "global".
+ * they use, which gives the victim a private table of the default size,
+ * and call with FUTEX_ATTACHED).  An attached mode (noisy's, ahash's) is
+ * skipped, with a progress line, when a FUTEX_ATTACH tried under its
+ * policy fails with ENOSYS (kernel without attached futexes) or EPERM
+ * (attached futexes need a private table: policy 0).  On a kernel without
+ * /proc/sys/kernel/futex_private_hash the only mode is "global".
  */
 #define _GNU_SOURCE
 #include <dirent.h>
@@ -128,13 +131,52 @@ static int have_policy(void)
 	return access(SYSCTL_POLICY, F_OK) == 0;
 }
 
-/* Whether the kernel has attached futexes: detaching nothing is EBADF there */
-static int have_attach(void)
+/*
+ * Whether attached futexes can be used under the current policy: 0, or the
+ * errno of a FUTEX_ATTACH or FUTEX_DETACH of a private word (ENOSYS: a
+ * kernel without them; EPERM: they need a private table, which policy 0
+ * does not give).  Tried in a child process, so that this one neither
+ * attaches nor gets a private table.
+ */
+static int attach_probe(void)
 {
 	static uint32_t probe;
+	int st;
+	pid_t pid = fork();
 
-	return futex(&probe, FUTEX_DETACH | FUTEX_ATTACHED | FUTEX_PRIVATE_FLAG,
-		     0, 0, NULL, 0) && errno != ENOSYS;
+	if (pid < 0)
+		return errno;
+	if (pid == 0) {
+		if (futex(&probe, FUTEX_ATTACH | FUTEX_ATTACHED | FUTEX_PRIVATE_FLAG, 0, 0, NULL, 0) ||
+		    futex(&probe, FUTEX_DETACH | FUTEX_ATTACHED | FUTEX_PRIVATE_FLAG, 0, 0, NULL, 0))
+			_exit(errno > 0 && errno < 256 ? errno : 255);
+		_exit(0);
+	}
+	if (waitpid(pid, &st, 0) != pid)
+		return errno;
+	return WIFEXITED(st) ? WEXITSTATUS(st) : ECHILD;
+}
+
+/*
+ * An attached mode (@what) under the policy just set: 0 runs it, 1 skips
+ * it (ENOSYS, EPERM: a progress line), -1 is an error (an FFB-ERROR line).
+ */
+static int attach_skip(const char *what)
+{
+	int e = attach_probe();
+
+	if (!e)
+		return 0;
+	if (e == ENOSYS) {
+		progress("%s: no FUTEX_ATTACH in this kernel, skipped", what);
+	} else if (e == EPERM) {
+		progress("%s: FUTEX_ATTACH fails with EPERM (attached futexes need a private table: policy 0), skipped",
+			 what);
+	} else {
+		error("%s: FUTEX_ATTACH/FUTEX_DETACH of a private word: %s", what, strerror(e));
+		return -1;
+	}
+	return 1;
 }
 
 static int write_file(const char *path, const char *val)
@@ -653,12 +695,19 @@ static int cmd_noisy(const char *modes_s, const char *levels_s)
 		bench("info", kernel_label, "-", "policy_sysctl", "%d", 0);
 	for (i = 0; i < nm; i++) {
 		mode_label(km, sizeof(km), modes[i]);
-		if (modes[i] == 5 && !have_attach()) {
-			progress("noisy %s: no FUTEX_ATTACH in this kernel, skipped", km);
-			continue;
-		}
 		if (set_policy(modes[i] >= 4 ? 1 : modes[i]))
 			return 1;
+		if (modes[i] == 5) {
+			char what[96];
+			int sk;
+
+			snprintf(what, sizeof(what), "noisy %s", km);
+			sk = attach_skip(what);
+			if (sk < 0)
+				ret = 1;
+			if (sk)
+				continue;
+		}
 		for (j = 0; j < nl; j++) {
 			uint64_t t0 = ff_now_ns();
 
@@ -838,12 +887,19 @@ static int cmd_mem(const char *modes_s)
 	nm = parse_modes(modes_s, modes, 8);
 	for (i = 0; i < nm; i++) {
 		mode_label(km, sizeof(km), modes[i]);
-		if (modes[i] == 5 && !have_attach()) {
-			progress("noisy %s: no FUTEX_ATTACH in this kernel, skipped", km);
-			continue;
-		}
 		if (set_policy(modes[i] >= 4 ? 1 : modes[i]))
 			return 1;
+		if (modes[i] == 5) {
+			char what[96];
+			int sk;
+
+			snprintf(what, sizeof(what), "mem %s", km);
+			sk = attach_skip(what);
+			if (sk < 0)
+				ret = 1;
+			if (sk)
+				continue;
+		}
 		for (j = 0; j < (int)(sizeof(scen) / sizeof(scen[0])); j++) {
 			pid = fork();
 			if (pid == 0)
@@ -1049,11 +1105,18 @@ static int cmd_ahash(int repeats, const char *threads_s, int secs)
 	if (set_policy(1))
 		return 1;
 	for (m = 0; m < nmodes; m++) {
-		if (!strcmp(modes[m], "attached") && !have_attach()) {
-			progress("ahash: no FUTEX_ATTACH in this kernel, attached skipped");
-			continue;
-		}
 		snprintf(km, sizeof(km), "%s/%s", kernel_label, modes[m]);
+		if (!strcmp(modes[m], "attached")) {
+			char what[96];
+			int sk;
+
+			snprintf(what, sizeof(what), "ahash %s", km);
+			sk = attach_skip(what);
+			if (sk < 0)
+				ret = 1;
+			if (sk)
+				continue;
+		}
 		snprintf(buf, sizeof(buf), "%s", threads_s);
 		for (tok = strtok_r(buf, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
 			for (r = 0; r < repeats; r++) {

@@ -17,9 +17,11 @@
  * exec).  The parent SIGKILLs a worker older than -d seconds and counts it
  * (a fuzzer's worker may block; that alone is not a failure).
  *
- * The calls: futex(2) with every command (0-16, FUTEX_PREALLOC_HASH,
- * FUTEX_ATTACH and FUTEX_DETACH included, and unknown ones), random flag
- * combinations (mostly valid; FUTEX_ATTACHED with any command now and
+ * The calls: futex(2) with every command (0-13, FUTEX_PREALLOC_HASH 127,
+ * FUTEX_ATTACH 126 and FUTEX_DETACH 125 included, and unknown ones: 14-124,
+ * a command with one of the bits 9-29 set (512 and 1024 among them, which
+ * are no flags: FUTEX_ATTACHED is 0x40000000) and random op words), random
+ * flag combinations (mostly valid; FUTEX_ATTACHED with any command now and
  * then, and in the futex2 flags, where it is invalid), futex_waitv,
  * futex_wake, futex_wait, futex_requeue, prctl(PR_FUTEX_HASH) and
  * set_robust_list.  Futex words come from a pool: words of a
@@ -41,20 +43,47 @@
  *     power of two for the table sizes); input that must be rejected
  *     (unaligned or kernel addresses, bad flags, sizes, masks, clocks,
  *     timeouts) is rejected;
+ *   - the futex hash state of each process (kernel.futex_private_hash is
+ *     read at the start and must not change during the run): under policy
+ *     0, a valid PR_FUTEX_HASH_SET_SLOTS, FUTEX_PREALLOC_HASH or
+ *     FUTEX_ATTACH must fail with EPERM, and SET_SLOTS and
+ *     FUTEX_PREALLOC_HASH may fail with it only then; a process (a worker
+ *     with its threads and CLONE_VM children, which share its mm) tracks
+ *     whether it chose the global hash (SET_SLOTS 0) and whether it
+ *     attached a futex: after SET_SLOTS 0, SET_SLOTS and
+ *     FUTEX_PREALLOC_HASH must fail with EBUSY and FUTEX_ATTACH with EPERM;
+ *     after a successful FUTEX_ATTACH (even if detached since), SET_SLOTS 0
+ *     must fail with EBUSY, and other sizes must not; otherwise these
+ *     EBUSYs and FUTEX_ATTACH's EPERM are allowed only where a call of
+ *     another thread that could cause them raced the checked one (and, for
+ *     SET_SLOTS 0, after a FUTEX_ATTACH that failed, which may or may not
+ *     have marked the process).  A fork child starts without the
+ *     attachment mark; whether it inherits the choice of the global hash
+ *     is left open (EBUSY and EPERM allowed, not required, in the child of
+ *     a process that may have made it);
  *   - attached futexes (CONFIG_FUTEX_ATTACHED; a FUTEX_DETACH at start
  *     tells EBADF, supported, from ENOSYS, not): each thread tracks the
  *     words it attached (a new thread, fork or clone child starts with
  *     none), so an operation with FUTEX_ATTACHED must fail with EBADF on a
  *     word the thread did not attach and must not on one it did;
- *     FUTEX_ATTACH of an attached word must succeed; FUTEX_ATTACHED with
- *     a command that does not take it, or without FUTEX_PRIVATE_FLAG,
- *     and FUTEX_ATTACH/FUTEX_DETACH without it or with a non-zero unused
- *     argument must fail with EINVAL (ENOSYS for FUTEX_CLOCK_REALTIME
- *     other than with FUTEX_WAIT_BITSET or FUTEX_LOCK_PI2); ENOSPC only
- *     for a new FUTEX_ATTACH (and then required at
- *     kernel.futex_attached_max); EBUSY only for a new FUTEX_ATTACH or the
- *     FUTEX_DETACH of a word a PI owner could hold; without the kernel
- *     option, ENOSYS (or a timeout's own error) for all of them;
+ *     FUTEX_ATTACH of an attached word must succeed; in the order of the
+ *     kernel's checks, an op with FUTEX_ATTACHED fails with ENOSYS for
+ *     FUTEX_CLOCK_REALTIME other than with FUTEX_WAIT_BITSET or
+ *     FUTEX_LOCK_PI2, with EINVAL without FUTEX_PRIVATE_FLAG or with an
+ *     unaligned uaddr, with EFAULT for a NULL uaddr, then with EINVAL for
+ *     FUTEX_ATTACH/FUTEX_DETACH with a non-zero unused argument or for a
+ *     command that does not take the flag, with ENOSYS for an unknown
+ *     command (FUTEX_FD, no command since 2.6.26 but listed among those
+ *     that do not take the flag: either); where the order of these
+ *     per-command checks against the earlier ones is not known (an
+ *     unknown command, or one that does not take the flag, with an input
+ *     an earlier check rejects), both errnos are allowed; FUTEX_ATTACH
+ *     and FUTEX_DETACH without FUTEX_ATTACHED fail with EINVAL; ENOSPC
+ *     only for a new FUTEX_ATTACH of a thread that has
+ *     kernel.futex_attached_max attachments, and then required; EBUSY only
+ *     for a new FUTEX_ATTACH or the FUTEX_DETACH of a word a PI owner
+ *     could hold; without the kernel option, ENOSYS for all of them (the
+ *     timeout is not read);
  *   - no worker, child or thread dies by a signal other than the SIGKILL
  *     the parent sends;
  *   - afterwards, the kernel still works: wait/wake pairs between two
@@ -63,10 +92,13 @@
  *     on a shared one, and (with attached futexes) between an attached
  *     waiter and a waker that wakes with and without FUTEX_ATTACHED in
  *     turn, must each see the waiter woken (no lost wake-up) and nothing
- *     left queued.
+ *     left queued; under policy 0 the attached pair is skipped once its
+ *     FUTEX_ATTACH failed with EPERM, as it must.
  *
  * Output: KTAP, the calls and errnos counted per call (ok = successful
- * returns; "futex(FUTEX_ATTACHED)" counts the commands 0-14 with the flag),
+ * returns; "futex(FUTEX_ATTACHED)" counts the commands 0-13 and
+ * FUTEX_PREALLOC_HASH with the flag; the futex(2) kinds are named after
+ * the commands, "futex(unknown cmd)" counts every other command),
  * and "# sysfuzz-summary: seconds= syscalls= workers= killed=
  * failures=", syscalls counting every fuzzed call plus the clone, fork,
  * execve and exit calls.  Exit 0 only without failures.
@@ -121,15 +153,26 @@
 
 /* ---- what is counted ------------------------------------------------ */
 
-/* The command of a futex(2) operation, without its flags */
+/*
+ * The command of a futex(2) operation, without its flags: FUTEX_PRIVATE_FLAG,
+ * FUTEX_CLOCK_REALTIME and (on a kernel with attached futexes; without
+ * them, an op with it fails with ENOSYS anyway) FUTEX_ATTACHED.  Any other
+ * bit, 512 and 1024 included, is part of the command.
+ */
 #define FUTEX_CMD(op)	((unsigned int)(op) & \
 			 ~(unsigned int)(FUTEX_PRIVATE_FLAG | FUTEX_CLOCK_REALTIME | FUTEX_ATTACHED))
 
+_Static_assert(FUTEX_LOCK_PI2 == 13, "kinds 0-13 are the commands 0-13");
+
 enum kind {
-	/* futex(2), indexed by command 0-16 */
-	K_FUTEX_LAST = 16,
-	K_BADCMD,
-	K_ATTOP,		/* commands 0-14 with FUTEX_ATTACHED */
+	/*
+	 * futex(2): kinds 0-13 are the commands 0-13; the series' commands,
+	 * numbered down from 127, are kinds 14-16 (kind_cmd[], cmd_kind()).
+	 */
+	K_PREALLOC = 14, K_ATTACH, K_DETACH,
+	K_FUTEX_LAST = K_DETACH,
+	K_BADCMD,		/* any other command */
+	K_ATTOP,		/* commands 0-13 and FUTEX_PREALLOC_HASH with FUTEX_ATTACHED */
 	K_WAITV, K_WAKE2, K_WAIT2, K_REQUEUE2,
 	K_PR_SET, K_PR_GET, K_PR_OTHER, K_ROBUST,
 	/* the process life cycle */
@@ -148,6 +191,25 @@ static const char *const kind_names[K_NR] = {
 	"clone(thread)", "clone(CLONE_VM)", "clone(VM|VFORK)", "fork", "execve",
 	"exit(thread)", "exit_group",
 };
+
+/* The command of futex(2) kind 0-16 */
+static const unsigned int kind_cmd[K_FUTEX_LAST + 1] = {
+	FUTEX_WAIT, FUTEX_WAKE, 2 /* FUTEX_FD */, FUTEX_REQUEUE, FUTEX_CMP_REQUEUE, FUTEX_WAKE_OP,
+	FUTEX_LOCK_PI, FUTEX_UNLOCK_PI, FUTEX_TRYLOCK_PI, FUTEX_WAIT_BITSET, FUTEX_WAKE_BITSET,
+	FUTEX_WAIT_REQUEUE_PI, FUTEX_CMP_REQUEUE_PI, FUTEX_LOCK_PI2,
+	[K_PREALLOC] = FUTEX_PREALLOC_HASH, [K_ATTACH] = FUTEX_ATTACH, [K_DETACH] = FUTEX_DETACH,
+};
+
+/* The kind of futex(2) command @cmd (FUTEX_CMD()): 0-16, or K_BADCMD */
+static int cmd_kind(unsigned int cmd)
+{
+	switch (cmd) {
+	case FUTEX_PREALLOC_HASH: return K_PREALLOC;
+	case FUTEX_ATTACH: return K_ATTACH;
+	case FUTEX_DETACH: return K_DETACH;
+	}
+	return cmd <= FUTEX_LOCK_PI2 ? (int)cmd : K_BADCMD;
+}
 
 struct kstat {
 	long calls;
@@ -183,6 +245,29 @@ struct shared {
 static struct shared *sh;
 static int att_sup;		/* the kernel has attached futexes */
 static int att_max = 256;	/* kernel.futex_attached_max */
+static int policy = -1;		/* kernel.futex_private_hash, constant during the run */
+
+#define LD(x)		__atomic_load_n(&(x), __ATOMIC_SEQ_CST)
+#define ST(x, v)	__atomic_store_n(&(x), (v), __ATOMIC_SEQ_CST)
+#define ADD(x, v)	__atomic_add_fetch(&(x), (v), __ATOMIC_SEQ_CST)
+
+/*
+ * The futex hash state of this process's mm, as far as the checks need
+ * it: a worker, its threads and its CLONE_VM children share it (it lives
+ * in their common memory); a fork child starts afresh (do_fork()).  A
+ * mark that makes an errno possible is set before the call that may
+ * cause it, one that makes it required after that call succeeded, so
+ * that a call racing the checked one is told from one that came before.
+ */
+struct pstate {
+	int att_maybe;		/* a FUTEX_ATTACH that may have marked the mm was issued */
+	int att_done;		/* a FUTEX_ATTACH succeeded: SET_SLOTS 0 fails with EBUSY */
+	long glob_seq;		/* SET_SLOTS 0 calls issued */
+	int glob_inflight;	/* SET_SLOTS 0 calls not returned yet */
+	int glob_done;		/* a SET_SLOTS 0 succeeded: the global hash, for good */
+	int glob_unknown;	/* a fork child of a process that may have chosen it */
+};
+static struct pstate ps;
 
 static void inc(long *p)
 {
@@ -460,6 +545,14 @@ struct call {
 	int zero_ok;
 	const char *mustfail;	/* why this input must be rejected, or NULL */
 	char desc[160];		/* the input, for the report */
+	/*
+	 * Called as soon as the call returned, before its result is checked:
+	 * adds the errnos a racing call of another thread made possible.
+	 */
+	void (*late)(struct call *k);
+	long gseq;		/* ps.glob_seq and ps.glob_inflight before the call */
+	int ginfl;
+	int slots0;		/* the call is a valid SET_SLOTS 0 (counted in ps.glob_seq) */
 };
 
 static void fail(struct call *k, long r, const char *why)
@@ -496,6 +589,8 @@ static long issue(struct ctx *c, long nr, struct call *k)
 	__atomic_store_n(&f->tid, c->tid, __ATOMIC_RELEASE);
 	r = rsys(nr, k->a[0], k->a[1], k->a[2], k->a[3], k->a[4], k->a[5]);
 	__atomic_store_n(&f->tid, 0, __ATOMIC_RELEASE);
+	if (k->late)
+		k->late(k);
 	inc(&s->calls);
 	if (r >= 0) {
 		if (r > 0)
@@ -524,6 +619,47 @@ static long issue(struct ctx *c, long nr, struct call *k)
 	return r;
 }
 
+
+/* ---- the process's choice of the global hash ------------------------- */
+
+/* Before a call the global hash may fail: what is in flight. */
+static void glob_snap(struct call *k)
+{
+	k->gseq = LD(ps.glob_seq);
+	k->ginfl = LD(ps.glob_inflight);
+}
+
+/*
+ * After it: whether the process may have chosen the global hash before
+ * the kernel looked: it had, a SET_SLOTS 0 was in flight when the call
+ * started or was issued before it returned (the call's own not counted).
+ */
+static int glob_maybe(struct call *k)
+{
+	return LD(ps.glob_done) || LD(ps.glob_unknown) || k->ginfl > 0 ||
+	       LD(ps.glob_seq) - k->gseq > (long)k->slots0;
+}
+
+/* FUTEX_ATTACH: EPERM once the process chose the global hash */
+static void late_attach(struct call *k)
+{
+	if (glob_maybe(k))
+		k->allow |= A(EPERM);
+}
+
+/* FUTEX_PREALLOC_HASH: EBUSY once the process chose the global hash */
+static void late_prealloc(struct call *k)
+{
+	if (glob_maybe(k))
+		k->allow |= A(EBUSY);
+}
+
+/* SET_SLOTS: EBUSY after SET_SLOTS 0; SET_SLOTS 0: also after a FUTEX_ATTACH */
+static void late_set(struct call *k)
+{
+	if (glob_maybe(k) || (k->slots0 && LD(ps.att_maybe)))
+		k->allow |= A(EBUSY);
+}
 
 /* ---- attached futexes: what this thread attached -------------------- */
 
@@ -561,86 +697,121 @@ static void att_del(struct ctx *c, void *p)
 /*
  * The result of a futex(2) call with FUTEX_ATTACHED, or of FUTEX_ATTACH or
  * FUTEX_DETACH, in the order of the kernel's checks: the timeout (read by
- * the system call before the command is looked at), do_futex() and
- * futex_attached_op().  The commands that take the flag keep the model of
- * their plain version once the word is one this thread attached.
+ * the system call before the command is looked at, only on a kernel with
+ * attached futexes: without them the op is an unknown command), do_futex()
+ * and futex_attached_op().  The commands that take the flag keep the model
+ * of their plain version once the word is one this thread attached.
+ *
+ * Where the order of two checks is not known (an unknown command, or one
+ * that does not take the flag, with an input an earlier check of an
+ * attached op rejects; FUTEX_ATTACH's EPERM against a word it cannot read
+ * or the ENOSPC of kernel.futex_attached_max 0), either errno is allowed.
  */
 static void model_attached(struct ctx *c, struct call *k, int op, int c1, int usests, int tc)
 {
 	unsigned int cmd = FUTEX_CMD(op);
-	int att = !!(op & FUTEX_ATTACHED), attached = att_find(c, (void *)k->a[0]) >= 0;
-	int clockrt = !!(op & FUTEX_CLOCK_REALTIME), e = 0;
+	void *u = (void *)k->a[0];
+	int att = !!(op & FUTEX_ATTACHED), attached = u && att_find(c, u) >= 0;
+	int clockrt = !!(op & FUTEX_CLOCK_REALTIME);
+	/* FUTEX_FD (2) is no command since 2.6.26, yet listed as one that does not take the flag */
+	int unknown = cmd_kind(cmd) == K_BADCMD, fd = cmd == 2;
+	int takes = cmd == FUTEX_ATTACH || cmd == FUTEX_DETACH || cmd == FUTEX_WAIT || cmd == FUTEX_WAKE ||
+		    cmd == FUTEX_WAIT_BITSET || cmd == FUTEX_WAKE_BITSET || cmd == FUTEX_LOCK_PI ||
+		    cmd == FUTEX_LOCK_PI2 || cmd == FUTEX_TRYLOCK_PI || cmd == FUTEX_UNLOCK_PI;
+	/* Besides the errno of an earlier check: the one a later check of the command gives */
+	unsigned int cmd_err = unknown ? A(ENOSYS) : fd ? A(EINVAL) | A(ENOSYS) : !takes ? A(EINVAL) : 0;
 	/* val, val2 (the timeout argument), uaddr2, val3 */
 	int unused = (uint32_t)k->a[2] || (uint32_t)k->a[3] || k->a[4] || (uint32_t)k->a[5];
+	int perm_must, perm_may, unreadable;
 	const char *why = NULL;
+	unsigned int allow = 0;
 	size_t n = strlen(k->desc);
 
 	snprintf(k->desc + n, sizeof(k->desc) - n, ", %s by this thread", attached ? "attached" : "not attached");
 	k->pow2 = k->zero_ok = 0;
-	if (att && usests && (tc == TS_EINVAL || tc == TS_EFAULT)) {
-		k->allow = tc == TS_EFAULT ? A(EFAULT) : A(EINVAL);
-		/* Before the series, 512 made the command unknown: ENOSYS */
-		if (!att_sup)
-			k->allow |= A(ENOSYS);
-		k->mustfail = "invalid timeout";
-		return;
-	}
+	k->late = NULL;		/* FUTEX_PREALLOC_HASH's, with the flag */
 	if (!att_sup) {
-		e = ENOSYS;
+		allow = A(ENOSYS);
 		why = "FUTEX_ATTACH, FUTEX_DETACH or FUTEX_ATTACHED on a kernel without attached futexes";
+	} else if (att && usests && (tc == TS_EINVAL || tc == TS_EFAULT)) {
+		allow = tc == TS_EFAULT ? A(EFAULT) : A(EINVAL);
+		why = "invalid timeout";
 	} else if (!att && clockrt) {
-		e = ENOSYS;
+		allow = A(ENOSYS);
 		why = "FUTEX_CLOCK_REALTIME with a command that has no absolute timeout";
 	} else if (!att) {
-		e = EINVAL;
+		allow = A(EINVAL);
 		why = "FUTEX_ATTACH or FUTEX_DETACH without FUTEX_ATTACHED";
 	} else if (clockrt && cmd != FUTEX_WAIT_BITSET && cmd != FUTEX_LOCK_PI2) {
-		e = ENOSYS;
+		allow = A(ENOSYS);
 		why = "FUTEX_ATTACHED|FUTEX_CLOCK_REALTIME with neither FUTEX_WAIT_BITSET nor FUTEX_LOCK_PI2";
 	} else if (!(op & FUTEX_PRIVATE_FLAG)) {
-		e = EINVAL;
+		allow = A(EINVAL) | cmd_err;
 		why = "FUTEX_ATTACHED without FUTEX_PRIVATE_FLAG";
-	} else if (c1 == C_UNALIGNED) {
+	} else if ((uintptr_t)u % 4) {
 		/* Checked before any cache lookup, as get_futex_key() would */
-		e = EINVAL;
+		allow = A(EINVAL) | cmd_err;
 		why = "FUTEX_ATTACHED with an unaligned uaddr";
+	} else if (!u) {
+		allow = A(EFAULT) | cmd_err;
+		why = "FUTEX_ATTACHED with a NULL uaddr";
+	} else if (unknown) {
+		allow = A(ENOSYS);
+		why = "FUTEX_ATTACHED with an unknown command";
+	} else if (!takes) {
+		allow = cmd_err;
+		why = "FUTEX_ATTACHED with a command that does not take it";
 	} else if ((cmd == FUTEX_ATTACH || cmd == FUTEX_DETACH) && unused) {
-		e = EINVAL;
+		allow = A(EINVAL);
 		why = "FUTEX_ATTACH or FUTEX_DETACH with a non-zero unused argument";
 	} else if (cmd == FUTEX_DETACH && !attached) {
-		e = EBADF;
+		allow = A(EBADF);
 		why = "FUTEX_DETACH of a word this thread has not attached";
 	} else if (cmd == FUTEX_DETACH) {
 		/* EBUSY: the futex of a PI owner, whose TID a pool word may hold */
-		k->allow = c1 == C_SHARED || c1 == C_PRIVATE ? A(EBUSY) : 0;
-	} else if (cmd == FUTEX_ATTACH && c1 == C_NULL) {
-		/* 0 marks a free slot of the cache: never attached */
-		e = EINVAL;
-		why = "FUTEX_ATTACH of NULL";
-	} else if (cmd == FUTEX_ATTACH && attached) {
-		k->allow = 0;		/* attaching again does nothing */
-	} else if (cmd == FUTEX_ATTACH && BAD(c1) && c1 != C_RO) {
-		e = EFAULT;
-		why = "FUTEX_ATTACH of a word that cannot be read";
-	} else if (cmd == FUTEX_ATTACH && c->natt >= att_max) {
-		e = ENOSPC;
-		why = "FUTEX_ATTACH beyond kernel.futex_attached_max";
+		allow = c1 == C_SHARED || c1 == C_PRIVATE ? A(EBUSY) : 0;
 	} else if (cmd == FUTEX_ATTACH) {
-		/* EBUSY: unattached PI waiters, which a read-only word cannot have */
-		k->allow = A(ENOMEM) | A(ENOSPC) | (c1 != C_RO ? A(EBUSY) : 0);
+		/*
+		 * It needs the process's private table: EPERM under policy 0
+		 * or once the process chose the global hash (late_attach()
+		 * adds a SET_SLOTS 0 racing this call).  Whatever the result,
+		 * the process may be marked as attaching from now on.
+		 */
+		perm_must = policy == 0 || LD(ps.glob_done);
+		perm_may = perm_must || LD(ps.glob_unknown) || LD(ps.glob_inflight);
+		unreadable = BAD(c1) && c1 != C_RO;
+		glob_snap(k);
+		k->late = late_attach;
+		ST(ps.att_maybe, 1);
+		if (attached) {
+			/* attaching again does nothing */
+			allow = perm_may ? A(EPERM) : 0;
+		} else if (unreadable) {
+			allow = A(EFAULT) | (perm_may ? A(EPERM) : 0);
+			why = "FUTEX_ATTACH of a word that cannot be read";
+		} else if (perm_must) {
+			allow = A(EPERM) | (c->natt >= att_max ? A(ENOSPC) : 0);
+			why = policy == 0 ? "FUTEX_ATTACH under kernel.futex_private_hash=0" :
+			      "FUTEX_ATTACH after PR_FUTEX_HASH_SET_SLOTS 0 (the global hash)";
+		} else if (c->natt >= att_max) {
+			allow = A(ENOSPC) | (perm_may ? A(EPERM) : 0);
+			why = "FUTEX_ATTACH beyond kernel.futex_attached_max";
+		} else {
+			/*
+			 * ENOMEM: the table, the state or the cache; EBUSY:
+			 * unattached PI waiters, which a read-only word cannot
+			 * have.  No ENOSPC below the limit.
+			 */
+			allow = A(ENOMEM) | (c1 != C_RO ? A(EBUSY) : 0) | (perm_may ? A(EPERM) : 0);
+		}
 	} else if (cmd == FUTEX_WAIT_BITSET && !(uint32_t)k->a[5]) {
-		e = EINVAL;
+		allow = A(EINVAL);
 		why = "empty bitset";
-	} else if (cmd != FUTEX_WAIT && cmd != FUTEX_WAKE && cmd != FUTEX_WAIT_BITSET &&
-		   cmd != FUTEX_WAKE_BITSET && cmd != FUTEX_LOCK_PI && cmd != FUTEX_LOCK_PI2 &&
-		   cmd != FUTEX_TRYLOCK_PI && cmd != FUTEX_UNLOCK_PI) {
-		e = EINVAL;
-		why = "FUTEX_ATTACHED with a command that does not take it";
 	} else if (!attached) {
-		e = EBADF;
+		allow = A(EBADF);
 		why = "FUTEX_ATTACHED on a word this thread has not attached";
 	} else if (cmd == FUTEX_WAKE_BITSET && !(uint32_t)k->a[5]) {
-		e = EINVAL;
+		allow = A(EINVAL);
 		why = "empty bitset";
 	} else {
 		return;		/* as the command without the flag */
@@ -648,57 +819,73 @@ static void model_attached(struct ctx *c, struct call *k, int op, int c1, int us
 	if (cmd == FUTEX_ATTACH || cmd == FUTEX_DETACH)
 		k->maxret = 0;
 	k->mustfail = why;
-	if (e) {
-		int b;
+	k->allow = allow;
+}
 
-		for (b = 0; bit_errno[b] != e; b++)
-			;
-		k->allow = 1u << b;
-	}
+/*
+ * An op whose command is unknown: mostly 14-124, the gap between mainline's
+ * commands and the series' (numbered down from 127), else a command with
+ * one of the bits 9-29 set (512 and 1024 most often: neither is a flag) or
+ * a random op word; with random flags, FUTEX_ATTACHED included.
+ */
+static int bad_op(struct ctx *c)
+{
+	unsigned int r = rnd(c, 100), op;
+
+	if (r < 45)
+		op = 14 + rnd(c, 111);		/* 14-124 */
+	else if (r < 70)
+		op = kind_cmd[rnd(c, K_FUTEX_LAST + 1)] |
+		     (pct(c, 60) ? 512U << rnd(c, 2) : 1U << (9 + rnd(c, 21)));
+	else
+		op = (unsigned int)rnd64(c);
+	if (r < 70)
+		op |= (pct(c, 50) ? FUTEX_PRIVATE_FLAG : 0) | (pct(c, 8) ? FUTEX_CLOCK_REALTIME : 0) |
+		      (pct(c, 25) ? FUTEX_ATTACHED : 0);
+	if (cmd_kind(FUTEX_CMD(op)) != K_BADCMD)
+		op |= 0x40000;
+	return (int)op;
 }
 
 static void do_futex(struct ctx *c)
 {
+	/* by kind */
 	static const unsigned char weight[K_BADCMD + 1] = {
 		[FUTEX_WAIT] = 60, [FUTEX_WAKE] = 60, [2] = 5, [FUTEX_REQUEUE] = 25,
 		[FUTEX_CMP_REQUEUE] = 35, [FUTEX_WAKE_OP] = 40, [FUTEX_LOCK_PI] = 50,
 		[FUTEX_UNLOCK_PI] = 50, [FUTEX_TRYLOCK_PI] = 35, [FUTEX_WAIT_BITSET] = 45,
 		[FUTEX_WAKE_BITSET] = 35, [FUTEX_WAIT_REQUEUE_PI] = 40,
-		[FUTEX_CMP_REQUEUE_PI] = 40, [FUTEX_LOCK_PI2] = 40, [FUTEX_PREALLOC_HASH] = 20,
-		[FUTEX_ATTACH] = 25, [FUTEX_DETACH] = 25, [K_BADCMD] = 20,
+		[FUTEX_CMP_REQUEUE_PI] = 40, [FUTEX_LOCK_PI2] = 40, [K_PREALLOC] = 20,
+		[K_ATTACH] = 25, [K_DETACH] = 25, [K_BADCMD] = 20,
 	};
 	struct call k = { .sys = "futex" };
-	int cmd, op, shared, clockrt, rt_enosys, c1, c2, tc = TS_VALID, chan, att;
+	int kind, op, shared, clockrt, rt_enosys, c1, c2, tc = TS_VALID, chan, att;
 	int uses2 = 0, usests = 0, n1 = 0, n2 = 0;
 	unsigned int r = rnd(c, 650), cmdu;
 	uint32_t val, val3;
 	void *u1, *u2;
 	long a4, ret;
 
-	for (cmd = 0; r >= weight[cmd]; cmd++)
-		r -= weight[cmd];
-	if (cmd == K_BADCMD) {
-		op = pct(c, 50) ? (int)rnd64(c) :
-			(int)(K_FUTEX_LAST + 1 + rnd(c, 111)) | (pct(c, 50) ? FUTEX_PRIVATE_FLAG : 0) |
-			(pct(c, 25) ? FUTEX_ATTACHED : 0);
-		if (FUTEX_CMD(op) <= K_FUTEX_LAST)
-			op |= 0x40000;
+	for (kind = 0; r >= weight[kind]; kind++)
+		r -= weight[kind];
+	if (kind == K_BADCMD) {
+		op = bad_op(c);
 	} else {
-		if (cmd == FUTEX_ATTACH || cmd == FUTEX_DETACH)
+		if (kind == K_ATTACH || kind == K_DETACH)
 			/* mostly valid: the flag, private, no clock */
-			op = cmd | (pct(c, 93) ? FUTEX_ATTACHED : 0) | (pct(c, 93) ? FUTEX_PRIVATE_FLAG : 0) |
-			     (pct(c, 3) ? FUTEX_CLOCK_REALTIME : 0);
+			op = kind_cmd[kind] | (pct(c, 93) ? FUTEX_ATTACHED : 0) |
+			     (pct(c, 93) ? FUTEX_PRIVATE_FLAG : 0) | (pct(c, 3) ? FUTEX_CLOCK_REALTIME : 0);
 		else
-			op = cmd | (pct(c, 55) ? FUTEX_PRIVATE_FLAG : 0) | (pct(c, 8) ? FUTEX_CLOCK_REALTIME : 0) |
+			op = kind_cmd[kind] | (pct(c, 55) ? FUTEX_PRIVATE_FLAG : 0) |
+			     (pct(c, 8) ? FUTEX_CLOCK_REALTIME : 0) |
 			     (pct(c, 12) ? FUTEX_ATTACHED | (pct(c, 85) ? FUTEX_PRIVATE_FLAG : 0) : 0);
 		if (pct(c, 2))
 			op ^= 1 << rnd(c, 31);
 	}
 	cmdu = FUTEX_CMD(op);
 	att = !!(op & FUTEX_ATTACHED);
-	k.kind = cmdu <= K_FUTEX_LAST ? (int)cmdu : K_BADCMD;
-	if (att && cmdu < FUTEX_ATTACH)
-		k.kind = K_ATTOP;
+	kind = cmd_kind(cmdu);
+	k.kind = att && kind <= K_PREALLOC ? K_ATTOP : kind;
 	shared = !(op & FUTEX_PRIVATE_FLAG);
 	clockrt = !!(op & FUTEX_CLOCK_REALTIME);
 	rt_enosys = clockrt && cmdu != FUTEX_WAIT_BITSET && cmdu != FUTEX_WAIT_REQUEUE_PI &&
@@ -892,22 +1079,34 @@ static void do_futex(struct ctx *c)
 			k.mustfail = "uaddr == uaddr2";
 		break;
 	case FUTEX_PREALLOC_HASH:
-		k.allow = A(EPERM) | A(EBUSY) | A(ENOMEM) | (rt_enosys ? A(ENOSYS) : 0);
+		/* EPERM only under policy 0, EBUSY only after SET_SLOTS 0 (late_prealloc()) */
+		k.allow = A(ENOMEM) | (policy == 0 ? A(EPERM) : 0);
 		k.pow2 = 1;
-		if (shared) {
+		if (rt_enosys) {
+			k.allow = A(ENOSYS);	/* do_futex() checks the clock first */
+		} else if (shared) {
 			k.allow |= A(EINVAL);
 			k.mustfail = "FUTEX_PREALLOC_HASH without FUTEX_PRIVATE_FLAG";
 		} else if (k.a[0] || (uint32_t)k.a[3] || k.a[4] || (uint32_t)k.a[5]) {
 			/* uaddr, timeout (val2), uaddr2, val3 */
 			k.allow |= A(EINVAL);
 			k.mustfail = "FUTEX_PREALLOC_HASH with a non-zero unused argument";
+		} else if (policy == 0) {
+			k.mustfail = "FUTEX_PREALLOC_HASH under kernel.futex_private_hash=0";
+		} else {
+			glob_snap(&k);
+			k.late = late_prealloc;
+			if (LD(ps.glob_done)) {
+				k.allow |= A(EBUSY);
+				k.mustfail = "FUTEX_PREALLOC_HASH after PR_FUTEX_HASH_SET_SLOTS 0";
+			}
 		}
 		break;
 	default:		/* FUTEX_FD (removed in 2.6.26) and unknown commands */
 		k.allow = A(ENOSYS);
 		k.mustfail = "unknown command";
 	}
-	if (cmdu <= K_FUTEX_LAST && cmdu != 2 && cmdu != FUTEX_PREALLOC_HASH) {
+	if (kind <= K_FUTEX_LAST && kind != 2 && kind != K_PREALLOC) {
 		if (REJECTED(c1))
 			k.mustfail = "unaligned or kernel uaddr";
 		if (uses2 && REJECTED(c2))
@@ -920,11 +1119,13 @@ static void do_futex(struct ctx *c)
 	if (att || cmdu == FUTEX_ATTACH || cmdu == FUTEX_DETACH)
 		model_attached(c, &k, op, c1, usests, tc);
 	ret = issue(c, SYS_futex, &k);
-	/* What the thread has attached now */
-	if (!ret && att && cmdu == FUTEX_ATTACH)
+	/* What the thread has attached now; the process attached for good */
+	if (!ret && att && cmdu == FUTEX_ATTACH) {
 		att_add(c, u1, c1);
-	else if (!ret && att && cmdu == FUTEX_DETACH)
+		ST(ps.att_done, 1);
+	} else if (!ret && att && cmdu == FUTEX_DETACH) {
 		att_del(c, u1);
+	}
 }
 
 /* ---- futex2 ------------------------------------------------------------ */
@@ -1166,6 +1367,7 @@ static void do_prctl(struct ctx *c)
 	struct call k = { .sys = "prctl" };
 	unsigned int r = rnd(c, 100);
 	unsigned long slots;
+	long ret;
 
 	k.a[0] = PR_FUTEX_HASH;
 	if (r < 45) {
@@ -1189,12 +1391,30 @@ static void do_prctl(struct ctx *c)
 		k.a[2] = (long)slots;
 		k.a[3] = pct(c, 96) ? 0 : (long)rnd64(c) | 1;
 		k.a[4] = pct(c, 96) ? 0 : (long)rnd64(c) | 1;
-		k.allow = A(EINVAL) | A(EPERM) | A(EBUSY) | A(ENOMEM);
-		/* arg5 is ignored, as in mainline */
-		if (k.a[3])
+		/*
+		 * arg5 is ignored, as in mainline.  EPERM only under policy
+		 * 0; EBUSY only after SET_SLOTS 0 and, for SET_SLOTS 0, after
+		 * a FUTEX_ATTACH of the process (late_set()).
+		 */
+		k.allow = A(EINVAL) | A(ENOMEM) | (policy == 0 ? A(EPERM) : 0);
+		if (k.a[3]) {
 			k.mustfail = "flags not 0";
-		else if (slots == 1 || (slots & (slots - 1)))
+		} else if (policy == 0) {
+			k.mustfail = "PR_FUTEX_HASH_SET_SLOTS under kernel.futex_private_hash=0";
+		} else if (slots == 1 || (slots & (slots - 1))) {
 			k.mustfail = "slots neither 0 nor a power of two >= 2";
+		} else {
+			k.slots0 = !slots;
+			glob_snap(&k);
+			k.late = late_set;
+			if (LD(ps.glob_done)) {
+				k.allow |= A(EBUSY);
+				k.mustfail = "PR_FUTEX_HASH_SET_SLOTS after SET_SLOTS 0 (the global hash)";
+			} else if (!slots && LD(ps.att_done)) {
+				k.allow |= A(EBUSY);
+				k.mustfail = "PR_FUTEX_HASH_SET_SLOTS 0 after a FUTEX_ATTACH of the process";
+			}
+		}
 	} else {
 		static const unsigned long ops[] = { 0, 3, 4, 0x101, ULONG_MAX };
 
@@ -1204,8 +1424,19 @@ static void do_prctl(struct ctx *c)
 		k.allow = A(EINVAL);
 		k.mustfail = "unknown PR_FUTEX_HASH operation";
 	}
-	snprintf(k.desc, sizeof(k.desc), "PR_FUTEX_HASH");
-	issue(c, SYS_prctl, &k);
+	snprintf(k.desc, sizeof(k.desc), "PR_FUTEX_HASH, policy %d%s%s", policy,
+		 LD(ps.glob_done) ? ", global hash chosen" : "", LD(ps.att_done) ? ", attached" : "");
+	/* A valid SET_SLOTS 0: the process may choose the global hash from now on */
+	if (k.slots0) {
+		ADD(ps.glob_inflight, 1);
+		ADD(ps.glob_seq, 1);
+	}
+	ret = issue(c, SYS_prctl, &k);
+	if (k.slots0) {
+		if (!ret)
+			ST(ps.glob_done, 1);
+		ADD(ps.glob_inflight, -1);
+	}
 }
 
 /* Register a robust list whose entries are pool words (the first NROBUST). */
@@ -1333,6 +1564,13 @@ static void do_fork(struct ctx *c)
 		return;
 	}
 	if (!pid) {
+		/*
+		 * A fresh mm: no attachment, not marked as attaching; whether
+		 * it inherits the choice of the global hash is left open.
+		 */
+		int gu = LD(ps.glob_done) || LD(ps.glob_unknown) || LD(ps.glob_seq);
+
+		ps = (struct pstate){ .glob_unknown = gu };
 		c->leaf = 1;
 		c->natt = 0;	/* a forked child starts without attachments */
 		c->tid = rsys(SYS_gettid, 0, 0, 0, 0, 0, 0);
@@ -1643,7 +1881,20 @@ static int health_main(void)
 		pair(&sh->health[P_TABLE], P_TABLE, &privw);
 	}
 	pair(&sh->health[P_PROCESS], P_PROCESS, shw);
-	if (att_sup) {
+	if (att_sup && policy == 0) {
+		/* FUTEX_ATTACH needs the private table policy 0 does not give */
+		r = sys_futex(&attw, FUTEX_ATTACH | FA, 0, NULL);
+		if (r == -1 && errno == EPERM) {
+			sh->health[P_ATTACHED].state = 3;
+			snprintf(sh->health[P_ATTACHED].why, sizeof(sh->health[P_ATTACHED].why),
+				 "policy 0: FUTEX_ATTACH EPERM (attached futexes need a private table)");
+		} else {
+			sh->health[P_ATTACHED].state = 2;
+			snprintf(sh->health[P_ATTACHED].why, sizeof(sh->health[P_ATTACHED].why),
+				 "policy 0: FUTEX_ATTACH returned %ld (%s), expected EPERM", r,
+				 r < 0 ? strerrorname_np(errno) : "-");
+		}
+	} else if (att_sup) {
 		pair(&sh->health[P_ATTACHED], P_ATTACHED, &attw);
 	} else {
 		sh->health[P_ATTACHED].state = 3;
@@ -1876,7 +2127,6 @@ int main(int argc, char **argv)
 	long started = 0, syscalls = 0, failures, hfail = 0;
 	double last = 0, elapsed;
 	struct slot *slots;
-	int policy;
 
 	while ((opt = getopt(argc, argv, "t:j:s:n:d:X")) != -1) {
 		switch (opt) {
@@ -1940,7 +2190,8 @@ int main(int argc, char **argv)
 			       r, r < 0 ? strerrorname_np(errno) : "-");
 		}
 		printf("# sysfuzz: attached futexes: %s, futex_attached_max=%d\n",
-		       att_sup ? "yes" : "no (ENOSYS): FUTEX_ATTACH and FUTEX_ATTACHED must fail with ENOSYS",
+		       !att_sup ? "no (ENOSYS): FUTEX_ATTACH and FUTEX_ATTACHED must fail with ENOSYS" :
+		       policy == 0 ? "yes, but policy 0: FUTEX_ATTACH must fail with EPERM" : "yes",
 		       att_max);
 	}
 	slots = calloc(nworkers, sizeof(*slots));

@@ -3,8 +3,9 @@
  * ff-torture: futex torture test for the process-private hash tables.
  *
  * The run is split into rounds; each round is a forked process (so the
- * irreversible moves to the global table and the "fixed" size of prctl
- * stay contained) running, on private futexes:
+ * irreversible moves to the global table, the "fixed" size of prctl and
+ * the mark of a process that attached a futex stay contained) running, on
+ * private futexes:
  *
  *   wake      ping-pong hand-offs through FUTEX_WAIT/FUTEX_WAKE (2 pairs)
  *   waitv     a futex_waitv() waiter on 4 words, woken on a random one
@@ -14,14 +15,21 @@
  *   collide   24 short-lived threads on distinct words (first conflict,
  *             growth, thread-count sizing), each woken by its own wake
  *   resize    the round's mode: auto (no explicit resize), prctl
- *             (PR_FUTEX_HASH_SET_SLOTS of random sizes, FUTEX_PREALLOC_HASH),
- *             prealloc (FUTEX_PREALLOC_HASH only), global (random sizes,
- *             then SET_SLOTS 0 half way through); two resizer threads
- *             race each other (-R)
+ *             (PR_FUTEX_HASH_SET_SLOTS of random sizes, FUTEX_PREALLOC_HASH;
+ *             with the attached workload, once a futex is attached, one
+ *             SET_SLOTS 0 that must fail with EBUSY), prealloc
+ *             (FUTEX_PREALLOC_HASH only), global (random sizes, then
+ *             SET_SLOTS 0 half way through, after which FUTEX_ATTACH must
+ *             fail with EPERM on a kernel with attached futexes); two
+ *             resizer threads race each other (-R)
  *   attached  attached futexes (CONFIG_FUTEX_ATTACHED, probed once with a
- *             FUTEX_DETACH: EBADF runs it, ENOSYS skips it; -A turns it
- *             off): a ping-pong pair on a word both sides attach, each
- *             waiting and waking with or without FUTEX_ATTACHED in turn;
+ *             FUTEX_ATTACH and FUTEX_DETACH of a private word: success runs
+ *             it, ENOSYS (no kernel option) and EPERM (policy 0: attached
+ *             futexes need a private table) skip it; -A turns it off; not
+ *             in the global mode's rounds, where SET_SLOTS 0 and
+ *             FUTEX_ATTACH exclude each other): a ping-pong pair on a word
+ *             both sides attach, each waiting and waking with or without
+ *             FUTEX_ATTACHED in turn;
  *             3 threads on a PI counter (attached, mixed, unattached
  *             lock/unlock; FUTEX_DETACH by the owner must fail with EBUSY);
  *             a churner that attaches and detaches the words the pairs and
@@ -53,7 +61,8 @@
  *       auto,prctl,prealloc,global)
  *   -w  watchdog: seconds without progress that fail a worker (60)
  *   -R  resizer threads a round (default 2; 1 checks every size exactly)
- *   -A  no attached workload (it runs when the kernel has FUTEX_ATTACH)
+ *   -A  no attached workload (it runs when the kernel has FUTEX_ATTACH and
+ *       the policy is not 0)
  *   -X  harness self-test: lose wake-ups on purpose (the follower of the
  *       first ping-pong pair skips its FUTEX_WAKE); the run must fail
  */
@@ -122,8 +131,10 @@ static atomic_int global_chosen;	/* resizer 0 moves to the global table */
 static int drop_wake;
 static struct pp *drop_pair;
 static const char *argv0;
-static int att_on;		/* the attached workload runs (-A, probe) */
+static int att_avail;		/* FUTEX_ATTACH works here (probe) and -A was not given */
+static int att_on;		/* the attached workload runs in this round (probe, -A, mode) */
 static int att_max = 256;	/* kernel.futex_attached_max */
+static atomic_int att_any;	/* a FUTEX_ATTACH of this process succeeded */
 static atomic_long round_att_ops;
 static __thread long my_ops;	/* futex system calls of this thread */
 
@@ -221,7 +232,11 @@ static long fwake(struct worker *w, atomic_uint *addr, int nr, const char *op)
 /* FUTEX_ATTACH or FUTEX_DETACH (@cmd) of @addr: 0 or the errno */
 static int fattach(void *addr, int cmd)
 {
-	return futex(addr, ATT(cmd), 0, NULL, NULL, 0) ? errno : 0;
+	if (futex(addr, ATT(cmd), 0, NULL, NULL, 0))
+		return errno;
+	if (cmd == FUTEX_ATTACH)
+		atomic_store(&att_any, 1);
+	return 0;
 }
 
 static const char *attach_name(int cmd)
@@ -957,7 +972,7 @@ static void *resizer(void *arg)
 	struct worker *w = worker_new(id ? "resize2" : "resize");
 	unsigned int seed = 12345 + m + 1000 * id, want;
 	long r;
-	int global = 0;
+	int global = 0, busy_checked = 0;
 
 	while (!done()) {
 		usleep(500);
@@ -983,6 +998,14 @@ static void *resizer(void *arg)
 			if (futex(NULL, PRIV(FUTEX_PREALLOC_HASH), 16, NULL, NULL, 0) != -1 || errno != EBUSY)
 				die("resize: FUTEX_PREALLOC_HASH after SET_SLOTS(0): expected EBUSY, got %s",
 				    strerror(errno));
+			/* Attached futexes need the private table the process gave up */
+			if (att_avail) {
+				static atomic_uint gword;
+
+				w->op = "FUTEX_ATTACH after SET_SLOTS(0)";
+				r = futex(&gword, ATT(FUTEX_ATTACH), 0, NULL, NULL, 0);
+				expect_err(w, r, EPERM, w->op, "FUTEX_ATTACH");
+			}
 			atomic_fetch_add(&st->resizes, 1);
 			step(w, "idle");
 			continue;
@@ -990,6 +1013,13 @@ static void *resizer(void *arg)
 		if (global || (id && atomic_load(&global_chosen) && get_slots() == 0)) {
 			step(w, "idle");
 			continue;
+		}
+		/* Once the process attached a futex, it cannot choose the global hash */
+		if (m == M_PRCTL && id == 0 && att_on && !busy_checked && atomic_load(&att_any)) {
+			w->op = "PR_FUTEX_HASH_SET_SLOTS(0) after FUTEX_ATTACH";
+			r = xprctl(PR_FUTEX_HASH_SET_SLOTS, 0, 0);
+			expect_err(w, r, EBUSY, w->op, "PR_FUTEX_HASH_SET_SLOTS(0)");
+			busy_checked = 1;
 		}
 		want = 1u << (1 + rnd(&seed) % 10);
 		if (m == M_PREALLOC || (rnd(&seed) & 3) == 0) {
@@ -1368,25 +1398,48 @@ int main(int argc, char **argv)
 	if (st == MAP_FAILED)
 		return 2;
 
-	/* Attached futexes: a FUTEX_DETACH of a word never attached */
+	/*
+	 * Attached futexes: FUTEX_ATTACH and FUTEX_DETACH of a private word
+	 * (this process only: the rounds are fork children, which start
+	 * without attachments and may still choose the global hash).
+	 */
 	att_max = ff_read_int("/proc/sys/kernel/futex_attached_max", 256);
-	r = syscall(SYS_futex, &probe, ATT(FUTEX_DETACH), 0, NULL, NULL, 0);
-	if (r == -1 && errno == ENOSYS)
-		att_why = "off (kernel without FUTEX_ATTACH: ENOSYS)";
-	else if (r != -1 || errno != EBADF)
-		die("FUTEX_DETACH of a word never attached returned %ld (%s), expected EBADF or ENOSYS",
-		    r, r < 0 ? strerror(errno) : "-");
-	else if (no_att)
+	if (no_att) {
 		att_why = "off (-A)";
-	else if (att_max < 4)
-		att_why = "off (kernel.futex_attached_max below 4)";
-	else
-		att_on = 1;
+	} else {
+		r = syscall(SYS_futex, &probe, ATT(FUTEX_ATTACH), 0, NULL, NULL, 0);
+		if (r == -1 && errno == ENOSYS) {
+			att_why = "off (kernel without FUTEX_ATTACH: ENOSYS)";
+		} else if (r == -1 && errno == EPERM && policy == 0) {
+			att_why = "off (attached futexes need a private table: policy 0, FUTEX_ATTACH EPERM)";
+		} else if (r) {
+			die("FUTEX_ATTACH of a private word returned %ld (%s), expected success%s",
+			    r, strerror(errno), policy == 0 ? ", EPERM (policy 0)" : "");
+		} else if (policy == 0) {
+			die("FUTEX_ATTACH of a private word succeeded under policy 0, expected EPERM");
+		} else {
+			r = syscall(SYS_futex, &probe, ATT(FUTEX_DETACH), 0, NULL, NULL, 0);
+			if (r)
+				die("FUTEX_DETACH of the attached probe word returned %ld (%s)", r,
+				    strerror(errno));
+			r = syscall(SYS_futex, &probe, ATT(FUTEX_DETACH), 0, NULL, NULL, 0);
+			if (r != -1 || errno != EBADF)
+				die("FUTEX_DETACH of a detached word returned %ld (%s), expected EBADF", r,
+				    r < 0 ? strerror(errno) : "-");
+			att_avail = 1;
+			if (att_max < 4)
+				att_why = "off (kernel.futex_attached_max below 4)";
+			else
+				att_on = 1;
+		}
+	}
 
 	printf("KTAP version 1\n1..%d\n", rounds);
 	printf("# torture: policy %d, %ld operations in %d rounds, watchdog %d s\n",
 	       policy, ops, rounds, watchdog_s);
-	printf("# torture: attached futexes: %s, kernel.futex_attached_max=%d\n", att_why, att_max);
+	printf("# torture: attached futexes: %s%s, kernel.futex_attached_max=%d\n", att_why,
+	       att_on ? " (not in the global mode's rounds: SET_SLOTS 0 and FUTEX_ATTACH exclude each other)" : "",
+	       att_max);
 	clock_gettime(CLOCK_MONOTONIC, &t0);
 	for (i = 0; i < rounds; i++) {
 		enum mode m = modes[i % nmodes];
@@ -1395,8 +1448,11 @@ int main(int argc, char **argv)
 
 		if (pid < 0)
 			return 2;
-		if (!pid)
+		if (!pid) {
+			if (m == M_GLOBAL)
+				att_on = 0;
 			_exit(run_round(m, ops / rounds));
+		}
 		waitpid(pid, &status, 0);
 		if (WIFEXITED(status) && WEXITSTATUS(status) == 0) {
 			printf("ok %d round_%d_%s\n", i + 1, i + 1, mode_names[m]);
