@@ -81,6 +81,12 @@
  *		operation, the attached ones included; skipped on a kernel
  *		without FUTEX_ATTACH (ENOSYS) and when FUTEX_ATTACH fails
  *		with EPERM (attached futexes need a private table: policy 0)
+ *   1key, 2key	as 1 and 2, once another process attached a futex (a
+ *		child attaches one and exits first; the static key of the
+ *		attached hooks stays on for good): what a process which
+ *		never attached pays for attachments elsewhere; skipped
+ *		where FUTEX_ATTACH fails (ENOSYS, EPERM).  After "attached"
+ *		in the default list: modes before them see the key off
  * On a kernel without the policy sysctl only "global" is measured.
  *
  * With -t (trace mode, for scripts/trace-path.sh) the futex words and the
@@ -91,7 +97,7 @@
  *
  * usage: ff-icount [-k KERNEL] [-m MODES] [-o OPS] [-l LOOPS] [-n CALLS] [-t]
  *   KERNEL	label (default: ff.label= of the kernel command line)
- *   MODES	comma list (default 0,1,1on,2,3,prealloc,prctl,attached)
+ *   MODES	comma list (default 0,1,1on,2,3,prealloc,prctl,attached,1key,2key)
  *   OPS	comma list of operation names (default: all)
  *   LOOPS	loops per operation, the fastest counts (default 40)
  *   CALLS	calls per loop (default 1000)
@@ -412,6 +418,16 @@ static int wait_ok(pid_t pid)
 	return WIFEXITED(st) && WEXITSTATUS(st) == 0 ? 0 : -1;
 }
 
+/* The exit status of @pid, -1 if it did not exit */
+static int wait_status(pid_t pid)
+{
+	int st;
+
+	if (waitpid(pid, &st, 0) != pid || !WIFEXITED(st))
+		return -1;
+	return WEXITSTATUS(st);
+}
+
 /*
  * PIDs of a PID namespace live in a radix tree of 64 slots per node: TIDs
  * 1-63 are found in one level, 64-4095 in two. Fork throw-away children
@@ -456,6 +472,20 @@ static int run_mode(const char *mode, const char *km, const char *oplist)
 	if (owner_tid >= PID_CEILING)
 		ff_out("FFB-PROGRESS icount %s: warning: owner TID %d >= %d: trylock_pi counts one more radix tree level than on a fresh boot",
 		       km, (int)owner_tid, PID_CEILING);
+	if (!strcmp(mode, "1key") || !strcmp(mode, "2key")) {
+		/* Another process attaches a futex: the hooks' key is on */
+		pid_t pid = fork();
+
+		if (pid == 0)
+			_exit(fx(&pw[W_AD], FUTEX_ATTACH | FA, 0, 0, NULL, 0) < 0 ? errno : 0);
+		s = pid < 0 ? -1 : wait_status(pid);
+		if (s) {
+			ff_out("FFB-PROGRESS icount %s: FUTEX_ATTACH in another process failed (%s), skipped",
+			       km, s > 0 ? strerror((int)s) : "fork");
+			return 0;
+		}
+		mode = mode[0] == '2' ? "2" : "1";
+	}
 	if (!strcmp(mode, "2") || !strcmp(mode, "3")) {
 		/*
 		 * Policy 2: the switch; policy 3: asked for by clone(). A
@@ -517,7 +547,7 @@ static int run_mode(const char *mode, const char *km, const char *oplist)
 
 int main(int argc, char **argv)
 {
-	const char *modes = "0,1,1on,2,3,prealloc,prctl,attached", *oplist = NULL;
+	const char *modes = "0,1,1on,2,3,prealloc,prctl,attached,1key,2key", *oplist = NULL;
 	int trace = 0;
 	int have_policy = access(SYSCTL_POLICY, F_OK) == 0;
 	int old_policy = ff_read_int(SYSCTL_POLICY, 1), opt, ret = 0;
@@ -562,14 +592,16 @@ int main(int argc, char **argv)
 		return 1;
 	snprintf(buf, sizeof(buf), "%s", modes);
 	for (tok = strtok_r(buf, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
-		int policy = !strcmp(tok, "0") ? 0 : !strcmp(tok, "2") ? 2 :
+		int policy = !strcmp(tok, "0") ? 0 :
+			     !strcmp(tok, "2") || !strcmp(tok, "2key") ? 2 :
 			     !strcmp(tok, "3") ? 3 : 1;
 		pid_t pid;
 
 		if (strcmp(tok, "global") && strcmp(tok, "0") && strcmp(tok, "1") &&
 		    strcmp(tok, "1on") &&
 		    strcmp(tok, "2") && strcmp(tok, "3") && strcmp(tok, "prealloc") &&
-		    strcmp(tok, "prctl") && strcmp(tok, "attached")) {
+		    strcmp(tok, "prctl") && strcmp(tok, "attached") &&
+		    strcmp(tok, "1key") && strcmp(tok, "2key")) {
 			error("unknown mode %s", tok);
 			ret = 1;
 			continue;

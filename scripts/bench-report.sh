@@ -246,7 +246,8 @@ ic_modes = [("vanilla/global", "vanilla")] + [("patched/" + m, "patched " + n) f
     ("m0", "m0 (off)"), ("m1", "m1 (global path)"), ("m1on", "m1 (global path, tables in use)"),
     ("m2", "m2 (first op: private table)"),
     ("m3", "m3 (second thread)"), ("prealloc", "prealloc 16"), ("prctl", "prctl SET_SLOTS 16"),
-    ("attached", "attached (m1, 2 futexes attached)"))]
+    ("attached", "attached (m1, 2 futexes attached)"),
+    ("m1key", "m1, another process attached"), ("m2key", "m2, another process attached"))]
 ic_ops = ["getpid"] + ["%s_%s" % (o, k) for o in ("wake", "wait", "trylock_pi", "cmp_requeue", "wake_op",
                                                   "waitv", "futex2_wake", "futex2_wait") for k in ("private", "shared")]
 ic_have = [o for o in ic_ops if any(get("icount", km, o, "insn_per_call") is not None for km, _ in ic_modes)]
@@ -304,6 +305,16 @@ if "icount" in parts and ic_have:
     verdict("private table (m2, prealloc, prctl) <= 0.97x for wake_private and cmp_requeue_private",
             ["patched/m2", "patched/prealloc", "patched/prctl"], ["wake_private", "cmp_requeue_private"],
             lambda r: r <= 0.97, 0.97)
+    # A process which never attached, once another one did: against the same mode before
+    for key, base in (("patched/m1key", "patched/m1"), ("patched/m2key", "patched/m2")):
+        got = [(get("icount", key, o, "insn_per_call") / get("icount", base, o, "insn_per_call"), o)
+               for o in ic_have if get("icount", key, o, "insn_per_call") and get("icount", base, o, "insn_per_call")]
+        if not got:
+            p("- %s vs %s (attachments elsewhere) <= 1.005x: n/a (not measured)" % (key[8:], base[8:]))
+            continue
+        worst = max(got)
+        p("- a process which never attached, once another one did (%s vs %s) <= 1.005x, every operation: "
+          "**%s** (worst %s %.3fx)" % (key[8:], base[8:], "PASS" if worst[0] <= 1.005 else "FAIL", worst[1], worst[0]))
     p()
 
     at = "patched/attached"
