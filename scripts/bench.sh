@@ -26,7 +26,8 @@
 # run too (as QUICK does), instead of rebuilding the trees first.
 # Output: a Markdown summary on stdout and in results/bench/summary.md, raw
 # results in results/bench/raw.csv, plots results/bench/*.png, guest console
-# logs results/bench/logs/.
+# logs results/bench/logs/; a full run also rewrites docs/bench/<part>.md
+# and raw-<part>.csv for each part it measured (scripts/bench-docs.sh).
 set -euo pipefail
 
 top=$(cd "$(dirname "$0")/.." && pwd)
@@ -286,6 +287,8 @@ fi
 # ---- report ----
 step "report"
 scripts/bench-report.sh "$raw" "$res" "$quick" "$parts"
+# A full run refreshes docs/bench/, one file per part it measured
+[ "$quick" = 1 ] || scripts/bench-docs.sh "$res" "$parts" docs/bench
 elapsed=$(( $(date +%s) - t0 ))
 echo
 echo "bench: $(if [ "$quick" = 1 ]; then echo QUICK; else echo full; fi) run took ${elapsed}s; results in $res/ (summary.md, raw.csv, *.png, logs/)"
