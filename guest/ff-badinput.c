@@ -191,7 +191,12 @@ static int abi_child(void)
 	char *ro, *unmapped;
 	unsigned int maxslots = 1U << ff_read_int(SYSCTL_MAXBITS, INT_MIN);
 	static const unsigned long bad_slots[] = { 1, 3, 6, 15, 17, 1000, ULONG_MAX, (1UL << 63) + 1 };
-	static const unsigned long big_slots[] = { 1UL << 21, 1UL << 31, 1UL << 32, 1UL << 63 };
+	/*
+	 * arg3 is an unsigned int, as in mainline: only the low 32 bits
+	 * count (1UL << 32 would be 0, the global table).
+	 */
+	static const unsigned long big_slots[] = { 1UL << 21, 1UL << 31, (1UL << 32) | (1UL << 31),
+						   (1UL << 63) | (1UL << 20) };
 	char name[128];
 	unsigned int i;
 
@@ -201,6 +206,11 @@ static int abi_child(void)
 		return 2;
 	munmap(unmapped, page);
 
+	/* Only the low 32 bits of arg3 count, as in mainline */
+	r = set_slots((1UL << 32) | 32);
+	result(r == 0 && get_slots() == 32,
+	       "prctl_set_slots_high_bits_ignored # SET_SLOTS(2^32 + 32) returned %ld, GET_SLOTS %ld, expected 0 and 32",
+	       r, get_slots());
 	/* A table of 16 slots to keep unchanged. */
 	if (set_slots(16) || get_slots() != 16) {
 		result(0, "abi_setup # SET_SLOTS(16): %s", strerror(errno));

@@ -1385,7 +1385,8 @@ static void do_prctl(struct ctx *c)
 		/* mostly up to 2^10: a switch of 2^16 buckets takes seconds under KASAN and TCG */
 		slots = r < 82 ? 1UL << (1 + rnd(c, 10)) : r < 88 ? 1UL << (11 + rnd(c, 6)) :
 			r < 94 ? (unsigned long)rnd(c, 40) + 1 :
-			r < 97 ? 1UL << (21 + rnd(c, 42)) : rnd64(c);
+			r < 97 ? 1UL << (21 + rnd(c, 10)) | (rnd(c, 2) ? 1UL << (32 + rnd(c, 31)) : 0) :
+			rnd64(c) | 1;
 		if (pct(c, 1))
 			slots = 0;
 		k.a[2] = (long)slots;
@@ -1397,6 +1398,8 @@ static void do_prctl(struct ctx *c)
 		 * a FUTEX_ATTACH of the process (late_set()).
 		 */
 		k.allow = A(EINVAL) | A(ENOMEM) | (policy == 0 ? A(EPERM) : 0);
+		/* arg3 is an unsigned int, as in mainline: 2^32 is 0 */
+		slots = (unsigned int)slots;
 		if (k.a[3]) {
 			k.mustfail = "flags not 0";
 		} else if (policy == 0) {
