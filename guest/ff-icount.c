@@ -394,19 +394,27 @@ static int measure_attach_grow(const char *km)
 	return 0;
 }
 
-static long table_slots(void)
+/* A figure of /proc/self/futex_hash ("slots", "switches"), -1 without it */
+static long hash_figure(const char *name)
 {
-	char line[128];
-	long v = -1;
+	char line[128], key[64];
+	long v = -1, x;
 	FILE *f = fopen("/proc/self/futex_hash", "r");
 
 	if (!f)
 		return -1;
 	while (fgets(line, sizeof(line), f))
-		if (sscanf(line, "slots: %ld", &v) == 1)
+		if (sscanf(line, "%63[^:]: %ld", key, &x) == 2 && !strcmp(key, name)) {
+			v = x;
 			break;
+		}
 	fclose(f);
 	return v;
+}
+
+static long table_slots(void)
+{
+	return hash_figure("slots");
 }
 
 static int wait_ok(pid_t pid)
@@ -492,7 +500,11 @@ static int run_mode(const char *mode, const char *km, const char *oplist)
 		 * kernel worker makes it: wait for the table (up to 2 s).
 		 */
 		s = fx(&pw[W_A], FUTEX_WAKE_PRIVATE, 1, 0, NULL, 0);
-		for (i = 0; i < 2000 && table_slots() == 0; i++)
+		/*
+		 * Until the switch is complete, not only published: while
+		 * it drains the global table, lookups look there too.
+		 */
+		for (i = 0; i < 2000 && hash_figure("switches") < 1; i++)
 			usleep(1000);
 	} else if (!strcmp(mode, "prealloc")) {
 		s = fx(NULL, FUTEX_PREALLOC_HASH | FUTEX_PRIVATE_FLAG, 16, 0, NULL, 0);
