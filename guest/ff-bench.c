@@ -25,6 +25,18 @@
  *   ff-bench perf   -k KERNEL [-q] [-m MODE] [-r REPEATS] [-t THREADS]
  *		     [-w WORKLOADS] [-s SECS]
  *	perf bench futex hash, wake, wake-parallel, requeue, lock-pi.
+ *   ff-bench markers -k KERNEL [-m MODES] [-n LEVELS]
+ *	Attached neighbour: a process whose THREADS threads attach
+ *	ATTACHMENTS futexes each (LEVELS: comma list of THREADSxATTACHMENTS,
+ *	default 0x0,256x256; MODES: 0, 1, global, default all three, global
+ *	being policy 1 with the neighbour on the global table by
+ *	PR_FUTEX_HASH_SET_SLOTS 0); a fresh victim which never attached
+ *	times FUTEX_WAKE and FUTEX_WAIT (EAGAIN) on a private and a shared
+ *	futex, the fastest of 20 loops of 1,000 calls (under -icount:
+ *	instructions per call, the clock reads included). Run each mode's
+ *	0x0 (a neighbour which attaches nothing, with a private table under
+ *	policy 1) before its other levels: the first attachment since boot
+ *	is part of what a level costs.
  *   ff-bench ahash  -k KERNEL [-r REPEATS] [-t THREADS] [-s SECS]
  *	perf bench futex hash's load (FUTEX_WAKE of nobody, 64 futexes per
  *	thread) on the global table, a preallocated private table and with
@@ -55,6 +67,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/prctl.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
@@ -1135,13 +1148,262 @@ static int cmd_ahash(int repeats, const char *threads_s, int secs)
 	return ret;
 }
 
+/* ---- attached neighbour (markers) ---- */
+
+#define MK_LOOPS	20
+#define MK_CALLS	1000
+
+static uint32_t mk_word __attribute__((aligned(64)));
+static uint32_t *mk_shared;
+static int mk_park[2];
+
+struct mk_thread {
+	uint32_t *futexes;
+	int n;
+	int attached;
+	int err;
+};
+
+/* A neighbour thread: attach n futexes, then park in read() (not a futex) */
+static void *mk_attacher(void *arg)
+{
+	struct mk_thread *t = arg;
+	char c;
+	int i;
+
+	for (i = 0; i < t->n; i++) {
+		if (futex(&t->futexes[i * STRIDE], FUTEX_ATTACH | FUTEX_ATTACHED |
+			  FUTEX_PRIVATE_FLAG, 0, 0, NULL, 0)) {
+			t->err = errno;
+			break;
+		}
+		t->attached++;
+	}
+	__atomic_fetch_add(&mk_word, 1, __ATOMIC_RELEASE);
+	if (read(mk_park[0], &c, 1) < 0)
+		t->err = errno;
+	return NULL;
+}
+
+/*
+ * The neighbour: @nt threads attach @na futexes each (a private futex
+ * each, one cache line apart). @table: -1, PR_FUTEX_HASH_SET_SLOTS 0
+ * first (the global table: FUTEX_ATTACH then fails with EPERM, as under
+ * policy 0); 1, a neighbour which attaches nothing takes a private table
+ * of 16 slots (SET_SLOTS 16), as its first FUTEX_ATTACH would give it
+ * one: a quiet reference with private tables in use. Reports how many
+ * attachments it holds, then waits for teardown.
+ */
+static int mk_neighbour(const char *km, const char *param, int nt, int na,
+			int table, int rfd, int wfd)
+{
+	uint32_t *futexes = calloc((size_t)nt * na * STRIDE, sizeof(uint32_t));
+	struct mk_thread *t = calloc(nt ? nt : 1, sizeof(*t));
+	pthread_t *th = calloc(nt ? nt : 1, sizeof(*th));
+	long attached = 0, err = 0;
+	pthread_attr_t attr;
+	int i, ret = 0;
+
+	if (!futexes || !t || !th || pipe(mk_park))
+		return 1;
+	if ((table < 0 || (table > 0 && !(nt && na))) &&
+	    prctl(PR_FUTEX_HASH, PR_FUTEX_HASH_SET_SLOTS, table < 0 ? 0 : 16, 0, 0)) {
+		error("markers neighbour: PR_FUTEX_HASH_SET_SLOTS %d: %s",
+		      table < 0 ? 0 : 16, strerror(errno));
+		return 1;
+	}
+	pthread_attr_init(&attr);
+	pthread_attr_setstacksize(&attr, WAITER_STACK);
+	for (i = 0; i < nt; i++) {
+		t[i].futexes = futexes + (size_t)i * na * STRIDE;
+		t[i].n = na;
+		errno = pthread_create(&th[i], &attr, mk_attacher, &t[i]);
+		if (errno) {
+			error("markers neighbour: pthread_create %d: %s", i, strerror(errno));
+			return 1;
+		}
+	}
+	while (__atomic_load_n(&mk_word, __ATOMIC_ACQUIRE) < (uint32_t)nt)
+		usleep(1000);
+	for (i = 0; i < nt; i++) {
+		attached += t[i].attached;
+		if (t[i].err && !err)
+			err = t[i].err;
+	}
+	bench("markers-neigh", km, param, "attached", "%ld", attached);
+	if (err) {
+		/* EPERM: no private table (policy 0, SET_SLOTS 0); ENOSYS: none */
+		bench("markers-neigh", km, param, "attach_errno", "%ld", err);
+		if (err != EPERM && err != ENOSYS) {
+			error("markers neighbour: FUTEX_ATTACH: %s", strerror(err));
+			ret = 1;
+		}
+	}
+	bench("markers-neigh", km, param, "slots", "%d",
+	      prctl(PR_FUTEX_HASH, PR_FUTEX_HASH_GET_SLOTS, 0, 0, 0));
+	if (write(wfd, "R", 1) != 1)
+		ret = 1;
+	if (read_byte(rfd, 3600) != 'T') {
+		error("markers neighbour: no teardown request from the controller");
+		ret = 1;
+	}
+	close(mk_park[1]);
+	for (i = 0; i < nt; i++)
+		pthread_join(th[i], NULL);
+	return ret;
+}
+
+/* Fastest of MK_LOOPS loops of MK_CALLS calls, per call (instructions under icount) */
+static uint64_t mk_time(uint32_t *f, int op, uint32_t val)
+{
+	uint64_t best = UINT64_MAX;
+	int l, i;
+
+	for (l = 0; l < MK_LOOPS; l++) {
+		uint64_t t0 = ff_now_ns(), dt;
+
+		for (i = 0; i < MK_CALLS; i++)
+			futex(f, op, val, 0, NULL, 0);
+		dt = ff_now_ns() - t0;
+		if (dt < best)
+			best = dt;
+	}
+	return best / MK_CALLS;
+}
+
+/*
+ * The victim: a fresh process which never attached times FUTEX_WAKE
+ * (nobody waiting) and FUTEX_WAIT (value mismatch, EAGAIN) on a private
+ * and a shared futex.
+ */
+static int mk_victim(const char *km, const char *param)
+{
+	static const struct { const char *name; int shared, wait; } ops[] = {
+		{ "wake_private", 0, 0 }, { "wake_shared", 1, 0 },
+		{ "wait_private", 0, 1 }, { "wait_shared", 1, 1 },
+	};
+	unsigned int i;
+
+	for (i = 0; i < sizeof(ops) / sizeof(ops[0]); i++) {
+		uint32_t *f = ops[i].shared ? mk_shared : &mk_word;
+		int op = ops[i].wait ? FUTEX_WAIT : FUTEX_WAKE;
+
+		if (!ops[i].shared)
+			op |= FUTEX_PRIVATE_FLAG;
+		/* FUTEX_WAIT expects 1, the word is 0: EAGAIN; FUTEX_WAKE wakes 1 */
+		if (futex(f, op, 1, 0, NULL, 0) < 0 && (!ops[i].wait || errno != EAGAIN)) {
+			error("markers victim: %s: %s", ops[i].name, strerror(errno));
+			return 1;
+		}
+		bench("markers", km, param, ops[i].name, "%llu",
+		      (unsigned long long)mk_time(f, op, 1));
+	}
+	return 0;
+}
+
+static int mk_level(const char *km, int nt, int na, int table)
+{
+	int p2n[2], n2p[2], ret = 0;
+	char param[32];
+	pid_t nb, v;
+
+	snprintf(param, sizeof(param), "%dx%d", nt, na);
+	if (pipe(p2n) || pipe(n2p))
+		return -1;
+	nb = fork();
+	if (nb < 0)
+		return -1;
+	if (nb == 0) {
+		close(p2n[1]);
+		close(n2p[0]);
+		_exit(mk_neighbour(km, param, nt, na, table, p2n[0], n2p[1]));
+	}
+	close(p2n[0]);
+	close(n2p[1]);
+	if (read_byte(n2p[0], 1800) != 'R') {
+		error("markers neighbour %s did not get ready (%s)", param, km);
+		kill(nb, SIGKILL);
+		wait_child(nb, "markers neighbour", nt);
+		return -1;
+	}
+	v = fork();
+	if (v < 0)
+		return -1;
+	if (v == 0)
+		_exit(mk_victim(km, param));
+	if (wait_child(v, "markers victim", nt))
+		ret = -1;
+	if (write(p2n[1], "T", 1) != 1)
+		ret = -1;
+	if (wait_child(nb, "markers neighbour", nt))
+		ret = -1;
+	close(p2n[1]);
+	close(n2p[0]);
+	return ret;
+}
+
+/*
+ * ff-bench markers -m MODES -n LEVELS: MODES of 0, 1 (the policy) and
+ * global (policy 1, the neighbour calls PR_FUTEX_HASH_SET_SLOTS 0 first);
+ * LEVELS of THREADSxATTACHMENTS (0x0: a neighbour which attaches nothing,
+ * the quiet reference).
+ */
+static int cmd_markers(const char *modes_s, const char *levels_s)
+{
+	char mb[64], lb[128], km[64], *m, *l, *ms, *ls;
+	int ret = 0;
+
+	mk_shared = mmap(NULL, 4096, PROT_READ | PROT_WRITE,
+			 MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+	if (mk_shared == MAP_FAILED) {
+		error("markers: mmap: %s", strerror(errno));
+		return 1;
+	}
+	snprintf(mb, sizeof(mb), "%s", modes_s);
+	for (m = strtok_r(mb, ",", &ms); m; m = strtok_r(NULL, ",", &ms)) {
+		int global = !strcmp(m, "global");
+
+		if (!global && strcmp(m, "0") && strcmp(m, "1")) {
+			error("markers: unknown mode '%s' (0, 1, global)", m);
+			return 1;
+		}
+		if (!have_policy()) {
+			if (strcmp(m, "1"))
+				continue;
+			snprintf(km, sizeof(km), "%s/global", kernel_label);
+		} else {
+			snprintf(km, sizeof(km), "%s/m%s", kernel_label,
+				 global ? "1global" : m);
+			if (set_policy(global ? 1 : atoi(m)))
+				return 1;
+		}
+		snprintf(lb, sizeof(lb), "%s", levels_s);
+		for (l = strtok_r(lb, ",", &ls); l; l = strtok_r(NULL, ",", &ls)) {
+			int nt = 0, na = 0;
+
+			if (sscanf(l, "%dx%d", &nt, &na) != 2 || nt < 0 || na < 0) {
+				error("markers: level '%s' is not THREADSxATTACHMENTS", l);
+				return 1;
+			}
+			progress("markers %s %s starts", km, l);
+			mk_word = 0;
+			if (mk_level(km, nt, na, global ? -1 :
+				     have_policy() && !strcmp(m, "1")))
+				ret = 1;
+			progress("markers %s %s done", km, l);
+		}
+	}
+	set_policy(1);
+	return ret;
+}
+
 int main(int argc, char **argv)
 {
 	const char *modes = "0,1,2,3,prealloc";
 	const char *levels = NULL, *threads = "1,2,4";
 	const char *wls = "hash,wake,wake-parallel,requeue,lock-pi";
 	const char *cmd = argc > 1 ? argv[1] : "";
-	int opt, repeats = 3, secs = 2, mode = 1;
+	int opt, repeats = 3, secs = 2, mode = 1, levels_given = 0;
 
 	setvbuf(stdout, NULL, _IONBF, 0);
 	kernel_label = ff_cmdline_label(kernel_label);
@@ -1151,7 +1413,7 @@ int main(int argc, char **argv)
 		case 'k': kernel_label = optarg; break;
 		case 'q': quick = 1; break;
 		case 'm': modes = optarg; mode = !strcmp(optarg, "prealloc") ? 4 : atoi(optarg); break;
-		case 'n': levels = optarg; break;
+		case 'n': levels = optarg; levels_given = 1; break;
 		case 'r': repeats = atoi(optarg); break;
 		case 't': threads = optarg; break;
 		case 'w': wls = optarg; break;
@@ -1171,8 +1433,11 @@ int main(int argc, char **argv)
 		return cmd_perf(mode, repeats, threads, wls, secs);
 	if (!strcmp(cmd, "ahash"))
 		return cmd_ahash(repeats, threads, secs);
+	if (!strcmp(cmd, "markers"))
+		return cmd_markers(strcmp(modes, "0,1,2,3,prealloc") ? modes : "0,1,global",
+				   levels_given ? levels : "0x0,256x256");
 usage:
-	fprintf(stderr, "usage: ff-bench noisy|switch|mem|perf|ahash -k KERNEL [-q] [-m MODES] [-n LEVELS]\n"
+	fprintf(stderr, "usage: ff-bench noisy|switch|mem|perf|ahash|markers -k KERNEL [-q] [-m MODES] [-n LEVELS]\n"
 		"       [-r REPEATS] [-t THREADS] [-w WORKLOADS] [-s SECS]\n");
 	return 2;
 }

@@ -387,6 +387,49 @@ if "icount" in parts and ic_have:
               "**%s** (%.3fx, TCG icount)" % ("PASS" if v / q <= 1.05 else "FAIL", v / q))
             p()
 
+    # The attached neighbour: markers of another process (ff-bench markers)
+    mk_levels = sorted({k[2] for k in data if k[0] == "ic:markers" and k[2] != "0x0"})
+    if mk_levels:
+        mk_ops = ("wake_private", "wake_shared", "wait_private", "wait_shared")
+        mk_kms = [("vanilla/global", "vanilla"), ("patched/m0", "patched m0 (off)"),
+                  ("patched/m1", "patched m1 (default)"),
+                  ("patched/m1global", "patched m1, neighbour on the global table (SET_SLOTS 0)")]
+        p("### Attached neighbour under TCG icount: a process which never attached")
+        p()
+        p("ff-bench markers: a neighbour process whose threads attach futexes (THREADSxATTACHMENTS; under "
+          "policy 0 and on the global table FUTEX_ATTACH fails with EPERM, so it holds none), and a fresh "
+          "victim process which never attached: FUTEX_WAKE of nobody and FUTEX_WAIT with a value mismatch, "
+          "private and shared, fastest of 20 loops of 1,000 calls, instructions per call with the clock "
+          "reads (TCG icount), against a neighbour which attaches nothing (0x0); same boots as the tables "
+          "above.")
+        p()
+        bad, judged = [], 0
+        for lv in mk_levels:
+            p("| kernel / policy (%s) | neighbour attachments | %s |" % (lv, " | ".join(
+                "%s quiet | %s | ratio" % (o, lv) for o in mk_ops)))
+            p("|---|---:|%s" % ("---:|---:|---:|" * len(mk_ops)))
+            for km, name in mk_kms:
+                cells = []
+                for o in mk_ops:
+                    q, v = get("ic:markers", km, "0x0", o), get("ic:markers", km, lv, o)
+                    r = v / q if q and v else None
+                    if r is not None and km.startswith("patched/"):
+                        judged += 1
+                        if r > 1.01:
+                            bad.append("%s %s %.3fx" % (km, o, r))
+                    cells += [fmt(q, "n"), fmt(v, "n"), "%.3fx" % r if r is not None else "n/a"]
+                if all(c in ("n/a", "-") for c in cells):
+                    continue
+                p("| %s | %s | %s |" % (name, fmt(get("ic:markers-neigh", km, lv, "attached"), "n"),
+                                        " | ".join(cells)))
+            p()
+        p("- Goal (issue 24): a neighbour's attachments leave another process's private and shared "
+          "FUTEX_WAKE/FUTEX_WAIT <= 1.01x of quiet, under policy 0, the default policy and with the "
+          "neighbour on the global table: **%s**%s (%d cells, TCG icount)" % (
+              "n/a" if not judged else "PASS" if not bad else "FAIL",
+              "" if not bad else " (" + ", ".join(bad) + ")", judged))
+        p()
+
 # ---- rtlat: SCHED_FIFO lateness during table switches ----
 rt_cases = [("quiet", "quiet (trigger loops on getppid())"),
             ("mm-churn", "mm churn: map, populate, unmap 4 MiB (no futex)"),
@@ -552,6 +595,26 @@ if "perf" in parts and tp_have:
         p("| %s | %s | %s | %s |" % (name, " | ".join(cells), "/".join(slots),
           "%.0f%%" % max(spreads) if spreads else "n/a"))
     p()
+    if any(k[0] == "tperf-hash" and k[1] == "patched/attached" for k in data):
+        p("### -a/--attached (tree perf): hash with 256 futexes per thread, attached or not, ops/s")
+        p()
+        p("Every thread attaches its 256 futexes (FUTEX_ATTACH) before the run and operates on them with "
+          "FUTEX_ATTACHED; the reference runs the same load without -a (policy 1). In brackets: relative to "
+          "vanilla with the same -f 256.")
+        p()
+        p("| hash -f 256 (tree perf) | t1 ops/s | t2 ops/s | t4 ops/s | largest spread |")
+        p("|---|---:|---:|---:|---:|")
+        for km, name in (("vanilla/f256", "vanilla"), ("patched/f256", "patched, no option"),
+                         ("patched/attached", "patched -a")):
+            cells, spreads = [], []
+            for t in ("t1", "t2", "t4"):
+                v, sp = tp_stats("tperf-hash", km, t, "ops_per_s")
+                vv, _ = tp_stats("tperf-hash", "vanilla/f256", t, "ops_per_s")
+                cells.append("n/a" if v is None else "%.0f (%s)" % (v, fmt(v / vv if vv else None)))
+                if v is not None:
+                    spreads.append(sp)
+            p("| %s | %s | %s |" % (name, " | ".join(cells), "%.0f%%" % max(spreads) if spreads else "n/a"))
+        p()
     p("### --node (tree perf): threads, futex words and memory policy bound to one NUMA node, 2 threads")
     p()
     p("A 2-core TCG host has no NUMA latencies: these rows show that the binding works (and where the "
@@ -577,7 +640,7 @@ if "perf" in parts and tp_have:
       "(>= 1.00: not slower), then the spread of the repeats.")
     p()
     cols = [("vanilla/global", "vanilla"), ("patched/auto-m1", "patched, no option"), ("patched/b0", "patched -b 0"),
-            ("patched/b16", "patched -b 16"), ("patched/b1024", "patched -b 1024")]
+            ("patched/b16", "patched -b 16"), ("patched/b1024", "patched -b 1024"), ("patched/attached", "patched -a")]
     p("| benchmark (tree perf) | metric | " + " | ".join(n for _, n in cols) + " |")
     p("|---|---|" + "---:|" * len(cols))
     for wl, param, metric in (("tperf-lock-pi", "t4", "ops_per_s"), ("tperf-wake", "t32", "ms"),
@@ -607,7 +670,9 @@ if "perf" in parts and tp_have:
         p("|---|---|---|")
         names = {"b0": "-b 0", "b3": "-b 3", "b16": "-b 16", "prealloc16": "--prealloc 16",
                  "b16-m0": "-b 16 with policy 0", "prealloc16-m0": "--prealloc 16 with policy 0",
-                 "b16-prealloc16": "-b 16 --prealloc 16", "node2": "--node 2 (2 nodes)"}
+                 "b16-prealloc16": "-b 16 --prealloc 16", "node2": "--node 2 (2 nodes)",
+                 "attached": "-a (no attached futexes)", "attached-m0": "-a with policy 0",
+                 "attached-shared": "-a -S"}
         for km, param, wl in refused:
             kern, mode = km.split("/", 1)
             p("| %s | %s | %s |" % (kern, names.get(mode, mode), "yes" if get(wl, km, param, "refused") else "no"))
