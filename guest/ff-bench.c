@@ -596,10 +596,18 @@ static int wait_child(pid_t pid, const char *who, int n)
 	return -1;
 }
 
-static int noisy_level(const char *km, int n, int prealloc, int attached,
-		       const struct cfg *c)
+/*
+ * Run a neighbour process, @nfn(@arg, rfd, wfd), which writes 'R' to wfd
+ * once ready and then waits for 'T' on rfd, and once it is ready a victim
+ * process, @vfn(@arg); @what (with @n) names them in messages. Return 0,
+ * or -1 if either failed.
+ */
+static int run_pair(const char *what, int n, int ready_s,
+		    int (*nfn)(void *arg, int rfd, int wfd),
+		    int (*vfn)(void *arg), void *arg)
 {
 	int p2n[2], n2p[2], ret = 0;
+	char who[64];
 	pid_t nb, v;
 
 	if (pipe(p2n) || pipe(n2p))
@@ -610,30 +618,61 @@ static int noisy_level(const char *km, int n, int prealloc, int attached,
 	if (nb == 0) {
 		close(p2n[1]);
 		close(n2p[0]);
-		_exit(neighbour(km, n, prealloc, p2n[0], n2p[1], c));
+		_exit(nfn(arg, p2n[0], n2p[1]));
 	}
 	close(p2n[0]);
 	close(n2p[1]);
-	if (read_byte(n2p[0], 600) != 'R') {
-		error("neighbour with %d waiters did not get ready (%s)", n, km);
+	snprintf(who, sizeof(who), "%s neighbour", what);
+	if (read_byte(n2p[0], ready_s) != 'R') {
+		error("%s (N=%d) did not get ready", who, n);
 		kill(nb, SIGKILL);
-		wait_child(nb, "neighbour", n);
+		wait_child(nb, who, n);
 		return -1;
 	}
 	v = fork();
 	if (v < 0)
 		return -1;
 	if (v == 0)
-		_exit(victim(km, n, prealloc, attached, c));
-	if (wait_child(v, "victim", n))
+		_exit(vfn(arg));
+	snprintf(who, sizeof(who), "%s victim", what);
+	if (wait_child(v, who, n))
 		ret = -1;
 	if (write(p2n[1], "T", 1) != 1)
 		ret = -1;
-	if (wait_child(nb, "neighbour", n))
+	snprintf(who, sizeof(who), "%s neighbour", what);
+	if (wait_child(nb, who, n))
 		ret = -1;
 	close(p2n[1]);
 	close(n2p[0]);
 	return ret;
+}
+
+struct noisy_arg {
+	const char *km;
+	int n, prealloc, attached;
+	const struct cfg *c;
+};
+
+static int noisy_neighbour(void *arg, int rfd, int wfd)
+{
+	struct noisy_arg *a = arg;
+
+	return neighbour(a->km, a->n, a->prealloc, rfd, wfd, a->c);
+}
+
+static int noisy_victim(void *arg)
+{
+	struct noisy_arg *a = arg;
+
+	return victim(a->km, a->n, a->prealloc, a->attached, a->c);
+}
+
+static int noisy_level(const char *km, int n, int prealloc, int attached,
+		       const struct cfg *c)
+{
+	struct noisy_arg a = { km, n, prealloc, attached, c };
+
+	return run_pair(km, n, 600, noisy_neighbour, noisy_victim, &a);
 }
 
 /*
@@ -1301,45 +1340,32 @@ static int mk_victim(const char *km, const char *param)
 	return 0;
 }
 
+struct mk_arg {
+	const char *km;
+	char param[32];
+	int nt, na, table;
+};
+
+static int mk_neighbour_fn(void *arg, int rfd, int wfd)
+{
+	struct mk_arg *a = arg;
+
+	return mk_neighbour(a->km, a->param, a->nt, a->na, a->table, rfd, wfd);
+}
+
+static int mk_victim_fn(void *arg)
+{
+	struct mk_arg *a = arg;
+
+	return mk_victim(a->km, a->param);
+}
+
 static int mk_level(const char *km, int nt, int na, int table)
 {
-	int p2n[2], n2p[2], ret = 0;
-	char param[32];
-	pid_t nb, v;
+	struct mk_arg a = { .km = km, .nt = nt, .na = na, .table = table };
 
-	snprintf(param, sizeof(param), "%dx%d", nt, na);
-	if (pipe(p2n) || pipe(n2p))
-		return -1;
-	nb = fork();
-	if (nb < 0)
-		return -1;
-	if (nb == 0) {
-		close(p2n[1]);
-		close(n2p[0]);
-		_exit(mk_neighbour(km, param, nt, na, table, p2n[0], n2p[1]));
-	}
-	close(p2n[0]);
-	close(n2p[1]);
-	if (read_byte(n2p[0], 1800) != 'R') {
-		error("markers neighbour %s did not get ready (%s)", param, km);
-		kill(nb, SIGKILL);
-		wait_child(nb, "markers neighbour", nt);
-		return -1;
-	}
-	v = fork();
-	if (v < 0)
-		return -1;
-	if (v == 0)
-		_exit(mk_victim(km, param));
-	if (wait_child(v, "markers victim", nt))
-		ret = -1;
-	if (write(p2n[1], "T", 1) != 1)
-		ret = -1;
-	if (wait_child(nb, "markers neighbour", nt))
-		ret = -1;
-	close(p2n[1]);
-	close(n2p[0]);
-	return ret;
+	snprintf(a.param, sizeof(a.param), "%dx%d", nt, na);
+	return run_pair(km, nt * na, 1800, mk_neighbour_fn, mk_victim_fn, &a);
 }
 
 /*
