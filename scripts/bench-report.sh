@@ -672,7 +672,7 @@ if "perf" in parts and tp_have:
                  "b16-m0": "-b 16 with policy 0", "prealloc16-m0": "--prealloc 16 with policy 0",
                  "b16-prealloc16": "-b 16 --prealloc 16", "node2": "--node 2 (2 nodes)",
                  "attached": "-a (no attached futexes)", "attached-m0": "-a with policy 0",
-                 "attached-shared": "-a -S"}
+                 "attached-shared": "-a -S", "attached-f1024": "-a with -f 1024 (over kernel.futex_attached_max)"}
         for km, param, wl in refused:
             kern, mode = km.split("/", 1)
             p("| %s | %s | %s |" % (kern, names.get(mode, mode), "yes" if get(wl, km, param, "refused") else "no"))
