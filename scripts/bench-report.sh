@@ -60,6 +60,12 @@ def fmt(x, unit="x"):
         return "%.2fx" % x
     return "%.0f" % x
 
+def outcome(judged, bad):
+    """A goal's verdict over `judged` comparisons, naming the failing ones."""
+    if not judged:
+        return "**n/a**"
+    return "**PASS**" if not bad else "**FAIL** (" + ", ".join(bad) + ")"
+
 out = []
 def p(s=""):
     out.append(s)
@@ -351,10 +357,8 @@ if "icount" in parts and ic_have:
               "%.3fx" % (a / g) if a and g else "n/a", fmt(q, "n"), "%.3fx" % (a / q) if a and q else "n/a"))
         p()
         p("- attached <= 0.95x of unattached (global and private table) for the wake and the round trip "
-          "(the goal's operations; wait and trylock-PI reported only): **%s**%s, %d of 4 comparisons "
-          "measured in this run" % (
-              "n/a" if not judged else "PASS" if not bad else "FAIL",
-              "" if not bad else " (" + ", ".join(bad) + ")", judged))
+          "(the goal's operations; wait and trylock-PI reported only): %s, %d of 4 comparisons "
+          "measured in this run" % (outcome(judged, bad), judged))
         ad = get("icount", at, "attach_detach", "insn_per_call")
         ag = get("icount", at, "attach_grow", "insn_per_call")
         gr = get("icount-attach", at, "-", "growths")
@@ -425,9 +429,7 @@ if "icount" in parts and ic_have:
             p()
         p("- Goal (issue 24): a neighbour's attachments leave another process's private and shared "
           "FUTEX_WAKE/FUTEX_WAIT <= 1.01x of quiet, under policy 0, the default policy and with the "
-          "neighbour on the global table: **%s**%s (%d cells, TCG icount)" % (
-              "n/a" if not judged else "PASS" if not bad else "FAIL",
-              "" if not bad else " (" + ", ".join(bad) + ")", judged))
+          "neighbour on the global table: %s (%d cells, TCG icount)" % (outcome(judged, bad), judged))
         p()
 
 # ---- rtlat: SCHED_FIFO lateness during table switches ----
