@@ -12,12 +12,12 @@
  *   prealloc   FUTEX_PREALLOC_HASH(256) from the global table    -> ENOMEM
  *   prctl      PR_FUTEX_HASH_SET_SLOTS(512) from a 16-slot table -> ENOMEM
  *   first_op   policy 2, the first private futex operation (and the
- *              conflicts of 128 waiters) -> the allocations fail
+ *              conflicts of 384 waiters) -> the allocations fail
  *              silently, the process stays global
  *   grow       policy 2, a 16-slot table from the first op, 96 waiters on
  *              distinct words (collisions beyond 16) -> growth fails
  *              silently
- *   conflict   policy 1, 128 waiters on distinct words -> the first
+ *   conflict   policy 1, 384 waiters on distinct words -> the first
  *              conflict's allocation fails silently
  *
  * and checks: the faults were injected, the call failed with ENOMEM or the
@@ -52,7 +52,14 @@
 #define PRIV(op)	((op) | FUTEX_PRIVATE_FLAG)
 #define SYSCTL_POLICY	"/proc/sys/kernel/futex_private_hash"
 #define SYSCTL_DEFBITS	"/proc/sys/kernel/futex_private_default_hash_bits"
-#define MAXWAIT		160
+#define MAXWAIT		400
+/*
+ * Waiters on distinct words that must make a conflict in the global table:
+ * with b buckets, n waiters all miss each other with a chance of about
+ * exp(-n(n-1)/2b), 14% for 128 waiters in the 4,096 buckets of
+ * make coverage's futex_hashsize=4096, 2e-8 for 384.
+ */
+#define CONFLICT_WAITERS	384
 #define TIMES		1000000
 
 static const char *const fi_dirs[] = { "/sys/kernel/debug/failslab", "/sys/kernel/debug/fail_page_alloc" };
@@ -388,12 +395,12 @@ static int sc_first_op(void)
 	 * The first op's allocation fails; the process then stays global
 	 * until a conflict, so queue enough waiters for one afterwards.
 	 */
-	return automatic("first_op", 128, 0);
+	return automatic("first_op", CONFLICT_WAITERS, 0);
 }
 
 static int sc_conflict(void)
 {
-	return automatic("conflict", 128, 0);
+	return automatic("conflict", CONFLICT_WAITERS, 0);
 }
 
 static int sc_grow(void)
