@@ -58,6 +58,12 @@
  *				and grows as it fills (growths in
  *				"BENCH icount-attach <kernel>/attached -
  *				growths <n>"); detached again afterwards
+ *   attach_random		per FUTEX_ATTACH of 4,096 random addresses (a
+ *				random word in each of 4,096 pages), by a new
+ *				thread, with kernel.futex_attached_max raised to
+ *				4,096: refusals, cache bytes per attachment,
+ *				slots, growths and rebuilds in "BENCH
+ *				icount-attach <kernel>/attached - random_<x>"
  *
  * Modes (each measured in a freshly forked process, which first creates
  * the helper thread, so it always has two threads; the helper never runs
@@ -394,6 +400,86 @@ static int measure_attach_grow(const char *km)
 	return 0;
 }
 
+/*
+ * attach_random: 4,096 random addresses, one random word in each page of
+ * a mapping nobody writes (reads map the zero page); t[0] the time of the
+ * attaches, then the refusals and the figures of the full cache.
+ */
+#define RANDOM_ATTACH	4096
+#define ATTACHED_MAX	"/proc/sys/kernel/futex_attached_max"
+
+static char *random_area;
+
+static void *attach_random(void *p)
+{
+	uint64_t *t = p, t0;
+	uint32_t *w[RANDOM_ATTACH];
+	long refused = 0;
+	int i;
+
+	for (i = 0; i < RANDOM_ATTACH; i++)
+		w[i] = (uint32_t *)(random_area + 4096L * i) + (random() & 1023);
+	t0 = ff_now_ns();
+	for (i = 0; i < RANDOM_ATTACH; i++)
+		if (fx(w[i], FUTEX_ATTACH | FA, 0, 0, NULL, 0))
+			refused++;
+	t[0] = ff_now_ns() - t0;
+	t[1] = refused;
+	t[2] = attached_figure("attached");
+	t[3] = attached_figure("bytes");
+	t[4] = attached_figure("slots");
+	t[5] = attached_figure("growths");
+	t[6] = attached_figure("rehashes");
+	for (i = 0; i < RANDOM_ATTACH; i++)
+		fx(w[i], FUTEX_DETACH | FA, 0, 0, NULL, 0);
+	return NULL;
+}
+
+static int measure_attach_random(const char *km)
+{
+	uint64_t best = UINT64_MAX, t[7] = { 0 };
+	int max = ff_read_int(ATTACHED_MAX, -1);
+	char buf[16];
+	int l, ret = 0;
+	pthread_t th;
+
+	random_area = mmap(NULL, 4096L * RANDOM_ATTACH, PROT_READ,
+			   MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+	snprintf(buf, sizeof(buf), "%d", RANDOM_ATTACH);
+	if (random_area == MAP_FAILED || max < 0 || ff_write_file(ATTACHED_MAX, buf)) {
+		error("%s attach_random: setup: %s", km, strerror(errno));
+		return -1;
+	}
+	srandom(getpid());
+	for (l = 0; l < loops && !ret; l++) {
+		errno = pthread_create(&th, NULL, attach_random, t);
+		if (errno || pthread_join(th, NULL)) {
+			error("%s attach_random: %s", km, strerror(errno));
+			ret = -1;
+		} else if (t[1]) {
+			/* A refusal below the limit: report it, stop */
+			error("%s attach_random: %ld of %d refused", km, (long)t[1], RANDOM_ATTACH);
+			ret = -1;
+		} else if (t[0] < best) {
+			best = t[0];
+		}
+	}
+	snprintf(buf, sizeof(buf), "%d", max);
+	ff_write_file(ATTACHED_MAX, buf);
+	munmap(random_area, 4096L * RANDOM_ATTACH);
+	if (best != UINT64_MAX)
+		ff_out("BENCH icount %s attach_random insn_per_call %.1f", km,
+		       (double)best / RANDOM_ATTACH);
+	ff_out("BENCH icount-attach %s - random_refused %ld", km, (long)t[1]);
+	if (t[2] > 0)
+		ff_out("BENCH icount-attach %s - random_bytes_per_attach %.1f", km,
+		       (double)t[3] / t[2]);
+	ff_out("BENCH icount-attach %s - random_slots %ld", km, (long)t[4]);
+	ff_out("BENCH icount-attach %s - random_growths %ld", km, (long)t[5]);
+	ff_out("BENCH icount-attach %s - random_rehashes %ld", km, (long)t[6]);
+	return ret;
+}
+
 /* A figure of /proc/self/futex_hash ("slots", "switches"), -1 without it */
 static long hash_figure(const char *name)
 {
@@ -539,6 +625,9 @@ static int run_mode(const char *mode, const char *km, const char *oplist)
 			ret = 1;
 	if (!strcmp(mode, "attached") && wanted(oplist, "attach_grow") &&
 	    measure_attach_grow(km))
+		ret = 1;
+	if (!strcmp(mode, "attached") && wanted(oplist, "attach_random") &&
+	    measure_attach_random(km))
 		ret = 1;
 	slots = table_slots();
 	ff_out("BENCH icount-slots %s - slots %ld", km, slots);

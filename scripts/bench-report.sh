@@ -365,6 +365,18 @@ if "icount" in parts and ic_have:
         p("- FUTEX_ATTACH + FUTEX_DETACH of one futex, cache already sized: %s instructions per pair" % fmt(ad, "n"))
         p("- FUTEX_ATTACH of 64 futexes by a new thread, cache growths included: %s instructions per attach "
           "(%s growths)" % (fmt(ag, "n"), fmt(gr, "n")))
+        ar = get("icount", at, "attach_random", "insn_per_call")
+        rr = get("icount-attach", at, "-", "random_refused")
+        if ar is not None or rr is not None:
+            rb = get("icount-attach", at, "-", "random_bytes_per_attach")
+            rs = get("icount-attach", at, "-", "random_slots")
+            rg = get("icount-attach", at, "-", "random_growths")
+            rh = get("icount-attach", at, "-", "random_rehashes")
+            p("- FUTEX_ATTACH of 4,096 random addresses by a new thread (kernel.futex_attached_max 4,096): "
+              "%s instructions per attach; cache %s bytes per attachment (%s slots, %s growths, %s rebuilds)"
+              % (fmt(ar, "n"), fmt(rb, "n"), fmt(rs, "n"), fmt(rg, "n"), fmt(rh, "n")))
+            p("- Goal (issue 24): 4,096 random addresses attached without a refusal: %s (%s refused)"
+              % ("PASS" if rr == 0 else "FAIL" if rr else "n/a", fmt(rr, "n")))
         p()
 
     nk = [("vanilla/global", "vanilla"), ("patched/m0", "patched m0 (off)"),
