@@ -1,9 +1,10 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * The futex ABI the guest programs use, for uapi headers older than the
- * series (FUTEX_PREALLOC_HASH, PR_FUTEX_HASH, FUTEX_ATTACH) or than Linux 5.14-6.7
- * (FUTEX_LOCK_PI2, futex_waitv, futex_wake/futex_wait/futex_requeue,
- * futex2 flags).  Include after <linux/futex.h> and <sys/syscall.h>.
+ * series (FUTEX_PREALLOC_HASH, PR_FUTEX_HASH, FUTEX_ATTACH) or than Linux
+ * 5.14-6.16 (FUTEX_LOCK_PI2, futex_waitv, futex_wake/futex_wait/
+ * futex_requeue, futex2 flags, FUTEX2_NUMA, FUTEX2_MPOL, FUTEX_NO_NODE).
+ * Include after <linux/futex.h> and <sys/syscall.h>.
  */
 #ifndef FF_ABI_H
 #define FF_ABI_H
@@ -40,6 +41,16 @@
 #endif
 #ifndef FUTEX2_PRIVATE
 #define FUTEX2_PRIVATE		FUTEX_PRIVATE_FLAG
+#endif
+/* Linux 6.16: a futex with a node word, {value, node}, aligned to the pair */
+#ifndef FUTEX2_NUMA
+#define FUTEX2_NUMA		0x04
+#endif
+#ifndef FUTEX2_MPOL
+#define FUTEX2_MPOL		0x08
+#endif
+#ifndef FUTEX_NO_NODE
+#define FUTEX_NO_NODE		(-1)
 #endif
 
 #endif /* FF_ABI_H */

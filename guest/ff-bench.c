@@ -41,6 +41,23 @@
  *	perf bench futex hash's load (FUTEX_WAKE of nobody, 64 futexes per
  *	thread) on the global table, a preallocated private table and with
  *	every futex attached (FUTEX_ATTACHED), in ops/s.
+ *   ff-bench numa   -k KERNEL [-q] [-n LEVELS]
+ *	NUMA noisy neighbour on SHARED futexes, which always use the global
+ *	table (in per-node parts on a kernel with FUTEX2_NUMA).  First the
+ *	table's memory as the kernel logged it at boot (numa-mem: each
+ *	part's KiB, buckets and node, or the single table's size); then for
+ *	each level N (default 0,8192,65536; -q: 0,65536) a neighbour process
+ *	pinned to node 1's CPUs keeps N waiters queued (futex_waitv, 128
+ *	futexes a thread, in a MAP_SHARED mapping) with FUTEX2_NUMA and node
+ *	1 in their node words, or without the flag where the kernel refuses
+ *	it with EINVAL (vanilla), and a fresh victim process pinned to node
+ *	0 times futex_wake(2) of shared futexes nobody waits on: mode
+ *	"noflag" without flags and, where the kernel takes FUTEX2_NUMA,
+ *	mode "numa" with it and node 0 in the node words (numa-wake; the
+ *	two take turns, in 10 blocks).  Both processes first check that the
+ *	kernel turns FUTEX_NO_NODE in a node word into their node.  The
+ *	nodes' CPUs come from /sys/devices/system/node/node{0,1}/cpulist;
+ *	without two nodes with CPUs, exit status 4 (skip).
  *
  * MODES: comma list of 0, 1, 2, 3 (kernel.futex_private_hash) and prealloc
  * (policy 1, victim and neighbour call FUTEX_PREALLOC_HASH first); noisy
@@ -67,6 +84,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/klog.h>
 #include <sys/mman.h>
 #include <sys/prctl.h>
 #include <sys/syscall.h>
@@ -132,6 +150,24 @@ static int futex_attach(uint32_t *f)
 static long futex_count(uint32_t *f)
 {
 	return futex(f, FUTEX_CMP_REQUEUE_PRIVATE, 0, INT_MAX, f, *f);
+}
+
+/* futex_wake(2): wake up to @nr waiters of @f, futex2 @flags */
+static long futex2_wake(uint32_t *f, int nr, unsigned int flags)
+{
+	return syscall(__NR_futex_wake, f, (unsigned long)FUTEX_BITSET_MATCH_ANY, nr, flags);
+}
+
+/* futex_count() with futex_requeue(2) and futex2 @flags (FUTEX2_NUMA: its node word) */
+static long futex2_count(uint32_t *f, unsigned int flags)
+{
+	struct futex_waitv v[2];
+
+	memset(v, 0, sizeof(v));
+	v[0].uaddr = v[1].uaddr = (uintptr_t)f;
+	v[0].flags = v[1].flags = flags;
+	v[0].val = *f;
+	return syscall(__NR_futex_requeue, v, 0, 0, INT_MAX);
 }
 
 static long futex_prealloc(unsigned int slots)
@@ -297,14 +333,27 @@ static int time_wakes(uint32_t *probe, uint64_t *lat, size_t iters, size_t warmu
 
 /* ---- a set of queued waiters: threads blocked in futex_waitv ---- */
 
+/* noisy's waiters: private futexes */
+#define WF_PRIVATE	(FUTEX2_SIZE_U32 | FUTEX2_PRIVATE)
+/* u32s per futex: with FUTEX2_NUMA a pair {value, node} */
+#define WF_WORDS(flags)	((flags) & FUTEX2_NUMA ? 2 : 1)
+
 struct waiters {
 	int n;
 	int nthreads;
-	uint32_t *f;
+	unsigned int flags;	/* futex2 flags of every futex */
+	uint32_t *f;		/* n futexes of WF_WORDS(flags) u32s; shared: mmap()ed */
+	size_t bytes;
 	pthread_t *th;
 	long *res;
 	atomic_int ready;
+	atomic_int exited;	/* threads whose futex_waitv returned */
 };
+
+static uint32_t *waiter_word(struct waiters *w, int i)
+{
+	return &w->f[(size_t)i * WF_WORDS(w->flags)];
+}
 
 struct waiter_arg {
 	struct waiters *w;
@@ -322,14 +371,15 @@ static void *waiter_fn(void *p)
 	memset(v, 0, sizeof(v));
 	for (j = 0; j < WAITV_MAX; j++) {
 		v[j].val = 0;
-		v[j].uaddr = (uintptr_t)&w->f[base + j];
-		v[j].flags = FUTEX2_SIZE_U32 | FUTEX2_PRIVATE;
+		v[j].uaddr = (uintptr_t)waiter_word(w, base + j);
+		v[j].flags = w->flags;
 	}
 	atomic_fetch_add(&w->ready, 1);
 	do {
 		r = syscall(SYS_futex_waitv, v, WAITV_MAX, 0, NULL, CLOCK_MONOTONIC);
 	} while (r < 0 && errno == EINTR);
 	w->res[a->idx] = r < 0 ? -errno : r;
+	atomic_fetch_add(&w->exited, 1);
 	return NULL;
 }
 
@@ -339,9 +389,11 @@ static long waiters_count(struct waiters *w)
 	int i;
 
 	for (i = 0; i < w->n; i++) {
-		r = futex_count(&w->f[i]);
+		r = w->flags == WF_PRIVATE ? futex_count(&w->f[i]) :
+		    futex2_count(waiter_word(w, i), w->flags);
 		if (r < 0) {
-			error("FUTEX_CMP_REQUEUE (count): %s", strerror(errno));
+			error("counting waiters (requeue onto itself, flags %#x): %s",
+			      w->flags, strerror(errno));
 			return -1;
 		}
 		sum += r;
@@ -349,8 +401,28 @@ static long waiters_count(struct waiters *w)
 	return sum;
 }
 
-/* Start @n waiters (a multiple of 128) and return once all are queued. */
-static int waiters_start(struct waiters *w, int n)
+/* A waiter thread whose futex_waitv returned before its wake-up */
+static int waiters_early(struct waiters *w)
+{
+	int i;
+
+	if (!atomic_load(&w->exited))
+		return 0;
+	for (i = 0; i < w->nthreads; i++)
+		if (w->res[i] < 0)
+			error("waiter thread %d: futex_waitv (flags %#x): %s", i, w->flags,
+			      strerror(-w->res[i]));
+	error("%d of %d waiter threads returned before their wake-up",
+	      atomic_load(&w->exited), w->nthreads);
+	return -1;
+}
+
+/*
+ * Start @n waiters (a multiple of 128) on futexes with futex2 @flags and
+ * return once all are queued: shared futexes (no FUTEX2_PRIVATE) in a
+ * MAP_SHARED mapping, with FUTEX2_NUMA each with @node in its node word.
+ */
+static int waiters_queue(struct waiters *w, int n, unsigned int flags, uint32_t node)
 {
 	static struct waiter_arg *args;
 	pthread_attr_t attr;
@@ -361,9 +433,21 @@ static int waiters_start(struct waiters *w, int n)
 	memset(w, 0, sizeof(*w));
 	w->n = n;
 	w->nthreads = n / WAITV_MAX;
+	w->flags = flags;
 	if (!n)
 		return 0;
-	w->f = calloc(n, sizeof(*w->f));
+	w->bytes = (size_t)n * WF_WORDS(flags) * sizeof(*w->f);
+	if (flags & FUTEX2_PRIVATE) {
+		w->f = calloc(1, w->bytes);
+	} else {
+		w->f = mmap(NULL, w->bytes, PROT_READ | PROT_WRITE,
+			    MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+		if (w->f == MAP_FAILED)
+			w->f = NULL;
+	}
+	if (w->f && (flags & FUTEX2_NUMA))
+		for (i = 0; i < n; i++)
+			waiter_word(w, i)[1] = node;
 	w->th = calloc(w->nthreads, sizeof(*w->th));
 	w->res = calloc(w->nthreads, sizeof(*w->res));
 	args = calloc(w->nthreads, sizeof(*args));
@@ -385,6 +469,8 @@ static int waiters_start(struct waiters *w, int n)
 	pthread_attr_destroy(&attr);
 	t0 = ff_now_ns();
 	while (atomic_load(&w->ready) < w->nthreads) {
+		if (waiters_early(w))
+			return -1;
 		if (ff_now_ns() - t0 > 120000000000ull) {
 			error("only %d of %d waiter threads started after 120 s",
 			      atomic_load(&w->ready), w->nthreads);
@@ -395,7 +481,7 @@ static int waiters_start(struct waiters *w, int n)
 	/* Every thread is about to call futex_waitv: count the queued waiters. */
 	for (;;) {
 		got = waiters_count(w);
-		if (got < 0)
+		if (got < 0 || waiters_early(w))
 			return -1;
 		if (got == n)
 			return 0;
@@ -405,6 +491,12 @@ static int waiters_start(struct waiters *w, int n)
 		}
 		usleep(20000);
 	}
+}
+
+/* Start @n waiters on private futexes (noisy, switch, mem) */
+static int waiters_start(struct waiters *w, int n)
+{
+	return waiters_queue(w, n, WF_PRIVATE, 0);
 }
 
 /* Check all @n are still queued, wake them all and join the threads. */
@@ -420,8 +512,12 @@ static int waiters_stop(struct waiters *w)
 		error("teardown: %ld of %d waiters still queued", got, w->n);
 		ret = -1;
 	}
-	for (i = 0; i < w->n; i++)
-		futex_wake(&w->f[i], INT_MAX);
+	for (i = 0; i < w->n; i++) {
+		if (w->flags == WF_PRIVATE)
+			futex_wake(&w->f[i], INT_MAX);
+		else
+			futex2_wake(waiter_word(w, i), INT_MAX, w->flags);
+	}
 	for (i = 0; i < w->nthreads; i++) {
 		pthread_join(w->th[i], NULL);
 		if (w->res[i] < 0) {
@@ -429,7 +525,10 @@ static int waiters_stop(struct waiters *w)
 			ret = -1;
 		}
 	}
-	free(w->f);
+	if (w->flags & FUTEX2_PRIVATE)
+		free(w->f);
+	else
+		munmap(w->f, w->bytes);
 	free(w->th);
 	free(w->res);
 	return ret;
@@ -774,6 +873,341 @@ static int cmd_noisy(const char *modes_s, const char *levels_s)
 		}
 	}
 	set_policy(1);
+	return ret;
+}
+
+/* ---- NUMA noisy neighbour: shared futexes, per-node parts of the table ---- */
+
+/* Shared futexes (no FUTEX2_PRIVATE): always in the global table */
+#define NUMA_FLAGS	FUTEX2_SIZE_U32
+#define NUMA_BLOCKS	10	/* the victim's variants take turns, block by block */
+#define NUMA_MAX_NODES	64
+
+struct numa_arg {
+	int n;
+	int numa;		/* the kernel takes FUTEX2_NUMA */
+	size_t iters;		/* timed wakes per variant */
+	cpu_set_t cpus[2];	/* the CPUs of nodes 0 and 1 */
+};
+
+/* The CPUs of NUMA node @node, from sysfs; -1 without the node or CPUs. */
+static int node_cpus(int node, cpu_set_t *set)
+{
+	char path[64], buf[1024], *tok, *save;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/sys/devices/system/node/node%d/cpulist", node);
+	f = fopen(path, "r");
+	if (!f)
+		return -1;
+	if (!fgets(buf, sizeof(buf), f))
+		buf[0] = 0;
+	fclose(f);
+	CPU_ZERO(set);
+	for (tok = strtok_r(buf, ",\n", &save); tok; tok = strtok_r(NULL, ",\n", &save)) {
+		int a, b, k = sscanf(tok, "%d-%d", &a, &b);
+
+		if (k == 1)
+			b = a;
+		else if (k != 2)
+			continue;
+		for (; a >= 0 && a <= b && a < CPU_SETSIZE; a++)
+			CPU_SET(a, set);
+	}
+	return CPU_COUNT(set) ? 0 : -1;
+}
+
+static int pin_node(const cpu_set_t *set, int node, const char *who)
+{
+	if (sched_setaffinity(0, sizeof(*set), set)) {
+		error("numa %s: sched_setaffinity to node %d's CPUs: %s", who, node, strerror(errno));
+		return -1;
+	}
+	return 0;
+}
+
+/* A page of shared memory (MAP_SHARED: futex keys are shared keys) */
+static uint32_t *shared_page(void)
+{
+	void *p = mmap(NULL, 4096, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+
+	if (p == MAP_FAILED) {
+		error("numa: mmap: %s", strerror(errno));
+		return NULL;
+	}
+	return p;
+}
+
+/*
+ * FUTEX2_NUMA on a pair whose node word is FUTEX_NO_NODE, by a caller
+ * pinned to @node's CPUs: the kernel must write @node there.
+ */
+static int numa_no_node(uint32_t *pair, int node, const char *who)
+{
+	pair[0] = 0;
+	pair[1] = (uint32_t)FUTEX_NO_NODE;
+	if (futex2_wake(pair, 1, NUMA_FLAGS | FUTEX2_NUMA) < 0) {
+		error("numa %s: futex_wake FUTEX2_NUMA, FUTEX_NO_NODE: %s", who, strerror(errno));
+		return -1;
+	}
+	if (pair[1] != (uint32_t)node) {
+		error("numa %s: futex_wake FUTEX2_NUMA on node %d turned FUTEX_NO_NODE into node %d",
+		      who, node, (int)pair[1]);
+		return -1;
+	}
+	return 0;
+}
+
+/*
+ * Whether the kernel takes FUTEX2_NUMA on a shared futex: 1; 0 when
+ * futex_wake and futex_waitv both refuse it with EINVAL (vanilla 6.12);
+ * -1 (an FFB-ERROR line) otherwise.
+ */
+static int numa_supported(void)
+{
+	uint32_t *p = shared_page();
+	struct futex_waitv v;
+	long rw, rv;
+	int ew, ev;
+
+	if (!p)
+		return -1;
+	p[0] = 0;
+	p[1] = 0;	/* node 0 */
+	rw = futex2_wake(p, 1, NUMA_FLAGS | FUTEX2_NUMA);
+	ew = errno;
+	memset(&v, 0, sizeof(v));
+	v.uaddr = (uintptr_t)p;
+	v.val = 1;	/* not the value: EAGAIN, once the key is made */
+	v.flags = NUMA_FLAGS | FUTEX2_NUMA;
+	rv = syscall(SYS_futex_waitv, &v, 1, 0, NULL, CLOCK_MONOTONIC);
+	ev = errno;
+	munmap(p, 4096);
+	if (rw == 0 && rv < 0 && ev == EAGAIN)
+		return 1;
+	if (rw < 0 && ew == EINVAL && rv < 0 && ev == EINVAL)
+		return 0;
+	error("numa: FUTEX2_NUMA, node 0: futex_wake returned %ld (%s), futex_waitv %ld (%s); "
+	      "expected 0 and EAGAIN, or EINVAL from both", rw, rw < 0 ? strerror(ew) : "ok",
+	      rv, rv < 0 ? strerror(ev) : "ok");
+	return -1;
+}
+
+/*
+ * The neighbour, pinned to node 1: N waiters on shared futexes, with
+ * FUTEX2_NUMA and node 1 in their node words when the kernel takes it.
+ */
+static int numa_neighbour(void *arg, int rfd, int wfd)
+{
+	struct numa_arg *a = arg;
+	unsigned int flags = NUMA_FLAGS | (a->numa ? FUTEX2_NUMA : 0);
+	char km[64], param[32];
+	struct waiters w;
+	uint32_t *pair;
+	int ret = 0;
+
+	snprintf(km, sizeof(km), "%s/%s", kernel_label, a->numa ? "numa" : "noflag");
+	snprintf(param, sizeof(param), "%d", a->n);
+	if (pin_node(&a->cpus[1], 1, "neighbour"))
+		return 1;
+	if (a->numa) {
+		pair = shared_page();
+		if (!pair || numa_no_node(pair, 1, "neighbour"))
+			return 1;
+		munmap(pair, 4096);
+	}
+	if (waiters_queue(&w, a->n, flags, 1))
+		return 1;
+	bench("numa-neigh", km, param, "waiters", "%d", a->n);
+
+	if (write(wfd, "R", 1) != 1)
+		return 1;
+	if (read_byte(rfd, 3600) != 'T') {
+		error("numa neighbour: no teardown request from the controller");
+		ret = 1;
+	}
+	if (waiters_stop(&w))
+		ret = 1;
+	return ret;
+}
+
+/*
+ * time_wakes() with futex_wake(2) and futex2 @flags: a loop of its own,
+ * so that noisy's measured loop keeps its instructions.
+ */
+static int time_wakes2(uint32_t *probe, unsigned int flags, uint64_t *lat,
+		       size_t iters, size_t warmup)
+{
+	size_t i;
+
+	for (i = 0; i < warmup + iters; i++) {
+		uint32_t *f = &probe[(i % NPROBE) * STRIDE];
+		uint64_t t0 = ff_now_ns();
+		long r = futex2_wake(f, 1, flags);
+		uint64_t t1 = ff_now_ns();
+
+		if (r < 0) {
+			error("futex_wake (flags %#x): %s", flags, strerror(errno));
+			return -1;
+		}
+		if (i >= warmup)
+			lat[i - warmup] = t1 - t0;
+	}
+	return 0;
+}
+
+/*
+ * The victim, a fresh process pinned to node 0: futex_wake(2) of shared
+ * futexes nobody waits on (NPROBE in turn, one a cache line), (a) without
+ * flags ("noflag") and (b) with FUTEX2_NUMA and node 0 in their node words
+ * ("numa", when the kernel takes it), in turns of 1/NUMA_BLOCKS each.
+ */
+static int numa_victim(void *arg)
+{
+	static const char *const name[] = { "noflag", "numa" };
+	const unsigned int flags[] = { NUMA_FLAGS, NUMA_FLAGS | FUTEX2_NUMA };
+	struct numa_arg *a = arg;
+	size_t per = a->iters / NUMA_BLOCKS, b;
+	int nv = a->numa ? 2 : 1, v, i;
+	uint64_t *lat[2] = { NULL, NULL };
+	char km[64], param[32];
+	uint32_t *probe, *pair;
+
+	snprintf(param, sizeof(param), "%d", a->n);
+	if (pin_node(&a->cpus[0], 0, "victim"))
+		return 1;
+	probe = shared_page();
+	pair = shared_page();
+	if (!probe || !pair)
+		return 1;
+	/* NPROBE * STRIDE u32s: the page; node words: node 0 */
+	for (i = 0; i < NPROBE; i++)
+		probe[i * STRIDE + 1] = 0;
+	if (a->numa && numa_no_node(pair, 0, "victim"))
+		return 1;
+	for (v = 0; v < nv; v++) {
+		lat[v] = calloc(per * NUMA_BLOCKS, sizeof(*lat[v]));
+		if (!lat[v])
+			return 1;
+	}
+	for (b = 0; b < NUMA_BLOCKS; b++)
+		for (v = 0; v < nv; v++)
+			if (time_wakes2(probe, flags[v], lat[v] + b * per, per, b ? 0 : 1000))
+				return 1;
+	for (v = 0; v < nv; v++) {
+		snprintf(km, sizeof(km), "%s/%s", kernel_label, name[v]);
+		report_lat("numa-wake", km, param, lat[v], per * NUMA_BLOCKS);
+		free(lat[v]);
+	}
+	return 0;
+}
+
+/*
+ * The global table's memory as the kernel logged it at boot: per part,
+ * "futex: node N: buckets A-B, K KiB on node M"; without parts, the size
+ * of the single table from "futex hash table entries: E (..., B bytes,
+ * ...)".  BENCH numa-mem KERNEL/pernode nodeN {kib,buckets,on_node} and
+ * KERNEL/{pernode,global} all {kib,buckets}.
+ */
+static int numa_mem(void)
+{
+	struct { unsigned long part, b0, b1, kib; int on; } pt[NUMA_MAX_NODES];
+	unsigned long entries = 0, bytes = 0, kib = 0, bk = 0;
+	int len = klogctl(10 /* SYSLOG_ACTION_SIZE_BUFFER */, NULL, 0), got, np = 0, i;
+	char *buf, *line, *save, *p, km[64], param[32];
+	int have_entries = 0;
+
+	buf = len > 0 ? malloc(len + 1) : NULL;
+	if (!buf) {
+		error("numa-mem: kernel log buffer: %s", len < 0 ? strerror(errno) : "out of memory");
+		return -1;
+	}
+	got = klogctl(3 /* SYSLOG_ACTION_READ_ALL */, buf, len);
+	if (got < 0) {
+		error("numa-mem: reading the kernel log: %s", strerror(errno));
+		free(buf);
+		return -1;
+	}
+	buf[got] = 0;
+	for (line = strtok_r(buf, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
+		p = strstr(line, "futex: node ");
+		if (p && np < NUMA_MAX_NODES &&
+		    sscanf(p, "futex: node %lu: buckets %lu-%lu, %lu KiB on node %d",
+			   &pt[np].part, &pt[np].b0, &pt[np].b1, &pt[np].kib, &pt[np].on) == 5) {
+			np++;
+			continue;
+		}
+		p = strstr(line, "futex hash table entries: ");
+		if (p && !have_entries) {
+			char *q = strstr(p, " bytes");
+
+			entries = strtoul(p + strlen("futex hash table entries: "), NULL, 10);
+			/* the number before " bytes": "(order: 4, 65536 bytes" or "(65536 bytes" */
+			while (q && q > p && q[-1] >= '0' && q[-1] <= '9')
+				q--;
+			bytes = q ? strtoul(q, NULL, 10) : 0;
+			have_entries = 1;
+		}
+	}
+	free(buf);
+	snprintf(km, sizeof(km), "%s/%s", kernel_label, np ? "pernode" : "global");
+	for (i = 0; i < np; i++) {
+		snprintf(param, sizeof(param), "node%lu", pt[i].part);
+		bench("numa-mem", km, param, "kib", "%lu", pt[i].kib);
+		bench("numa-mem", km, param, "buckets", "%lu", pt[i].b1 - pt[i].b0 + 1);
+		bench("numa-mem", km, param, "on_node", "%d", pt[i].on);
+		kib += pt[i].kib;
+		bk += pt[i].b1 - pt[i].b0 + 1;
+	}
+	if (!np && !have_entries) {
+		error("numa-mem: no \"futex hash table entries\" line in the kernel log");
+		return -1;
+	}
+	bench("numa-mem", km, "all", "kib", "%lu", np ? kib : bytes / 1024);
+	bench("numa-mem", km, "all", "buckets", "%lu", np ? bk : entries);
+	return 0;
+}
+
+/*
+ * ff-bench numa -n LEVELS: the kernel log's table memory (numa_mem), then
+ * for each level N a neighbour on node 1 with N shared waiters and a
+ * victim on node 0, see numa_neighbour() and numa_victim().
+ */
+static int cmd_numa(const char *levels_s)
+{
+	struct numa_arg a;
+	int lv[16], nl, j, ret = 0;
+	char what[64];
+
+	memset(&a, 0, sizeof(a));
+	a.iters = (quick ? 10000 : 50000) / NUMA_BLOCKS * NUMA_BLOCKS;
+	if (numa_mem())
+		ret = 1;
+	if (node_cpus(0, &a.cpus[0]) || node_cpus(1, &a.cpus[1])) {
+		progress("numa: skipped: needs NUMA nodes 0 and 1 with CPUs (/sys/devices/system/node/node{0,1}/cpulist)");
+		return ret ? ret : 4;
+	}
+	a.numa = numa_supported();
+	if (a.numa < 0)
+		return 1;
+	bench("numa-info", kernel_label, "-", "futex2_numa", "%d", a.numa);
+	if (!a.numa)
+		progress("numa: FUTEX2_NUMA refused (EINVAL): the neighbour queues without it, the victim times futex_wake without flags only");
+	nl = parse_levels(levels_s, lv, 16);
+	for (j = 0; j < nl; j++) {
+		uint64_t t0 = ff_now_ns();
+
+		a.n = lv[j];
+		progress("numa %s N=%d starts", kernel_label, a.n);
+		snprintf(what, sizeof(what), "numa %s", kernel_label);
+		if (run_pair(what, a.n, 600, numa_neighbour, numa_victim, &a)) {
+			error("numa: %s with %d neighbour waiters failed", kernel_label, a.n);
+			ret = 1;
+			continue;
+		}
+		progress("numa %s N=%d done in %.1f s", kernel_label, a.n,
+			 (ff_now_ns() - t0) / 1e9);
+	}
 	return ret;
 }
 
@@ -1459,11 +1893,13 @@ int main(int argc, char **argv)
 		return cmd_perf(mode, repeats, threads, wls, secs);
 	if (!strcmp(cmd, "ahash"))
 		return cmd_ahash(repeats, threads, secs);
+	if (!strcmp(cmd, "numa"))
+		return cmd_numa(levels_given ? levels : quick ? "0,65536" : "0,8192,65536");
 	if (!strcmp(cmd, "markers"))
 		return cmd_markers(strcmp(modes, "0,1,2,3,prealloc") ? modes : "0,1,global",
 				   levels_given ? levels : "0x0,256x256");
 usage:
-	fprintf(stderr, "usage: ff-bench noisy|switch|mem|perf|ahash|markers -k KERNEL [-q] [-m MODES] [-n LEVELS]\n"
+	fprintf(stderr, "usage: ff-bench noisy|switch|mem|perf|ahash|markers|numa -k KERNEL [-q] [-m MODES] [-n LEVELS]\n"
 		"       [-r REPEATS] [-t THREADS] [-w WORKLOADS] [-s SECS]\n");
 	return 2;
 }

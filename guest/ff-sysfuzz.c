@@ -24,12 +24,22 @@
  * flag combinations (mostly valid; FUTEX_ATTACHED with any command now and
  * then, and in the futex2 flags, where it is invalid), futex_waitv,
  * futex_wake, futex_wait, futex_requeue, prctl(PR_FUTEX_HASH) and
- * set_robust_list.  Futex words come from a pool: words of a
- * MAP_SHARED and of a MAP_PRIVATE mapping made before the fork (mostly,
- * so that waiters and wakers meet across threads and processes), plus
- * unaligned, NULL, unmapped, PROT_NONE, read-only and kernel addresses.
- * Every address the kernel may write to (futex words, FUTEX_WAKE_OP's
- * uaddr2, PI owners, robust list entries) is a pool address.  Every
+ * set_robust_list.  The futex2 flags (each entry's, for futex_waitv and
+ * futex_requeue) carry FUTEX2_NUMA (about 6%) and FUTEX2_MPOL (about 4%)
+ * now and then, together or alone (Linux 6.16, backported by the series):
+ * before a FUTEX2_NUMA call on a pool word whose pair is aligned to 8
+ * bytes, the fuzzer mostly sets the pair's node word (the u32 after the
+ * pool word, which is no pool word itself) to FUTEX_NO_NODE, so that the
+ * kernel chooses a node and writes it back, to node 0 or 1, or to an
+ * impossible node; the user-space stores of the run write node words too.
+ * Futex words come from a pool: words of a MAP_SHARED and of a
+ * MAP_PRIVATE mapping made before the fork (mostly, so that waiters and
+ * wakers meet across threads and processes), plus unaligned, NULL,
+ * unmapped, PROT_NONE, read-only and kernel addresses.  Every address the
+ * kernel may write to (futex words, FUTEX_WAKE_OP's uaddr2, PI owners,
+ * robust list entries, the node words of FUTEX2_NUMA pairs) is a pool
+ * address or the node word of one; a FUTEX2_NUMA pair in the read-only
+ * mappings holds node 0, which the kernel does not write back.  Every
  * blocking call gets a timeout of a few milliseconds (relative or
  * absolute, on the clock the command uses).
  *
@@ -43,6 +53,25 @@
  *     power of two for the table sizes); input that must be rejected
  *     (unaligned or kernel addresses, bad flags, sizes, masks, clocks,
  *     timeouts) is rejected;
+ *   - futex2 flags: FUTEX2_NUMA and FUTEX2_MPOL are valid with
+ *     FUTEX2_SIZE_U32 (any other size, or any unknown bit, is EINVAL, as
+ *     before); futex_requeue's two entries must have identical flags
+ *     (EINVAL).  FUTEX2_NUMA on a pair not aligned to 8 bytes must fail
+ *     with EINVAL (futex_wake and futex_wait: with EINVAL alone, or
+ *     futex_wait's EFAULT of a bad timeout pointer, checked before; an
+ *     unaligned or kernel address fails the earlier checks of
+ *     get_futex_key() as without the flag); on an aligned pair it may
+ *     add EINVAL (an impossible node in the node word: always allowed
+ *     for futex2 calls) and EFAULT only where the node word cannot be
+ *     read, or must be written and cannot (FUTEX_NO_NODE read-only): the
+ *     bad addresses, never a pool word, whose node word is in the pool's
+ *     writable mapping.  FUTEX2_MPOL alone (no node word) changes no
+ *     allowed result.  A kernel without FUTEX2_NUMA (vanilla 6.12 or the
+ *     series before its NUMA patches) refuses them with EINVAL, which
+ *     passes these checks: they allow the flags, they do not require
+ *     them (vanilla does not run ff-sysfuzz at all: SKIP below).  The
+ *     counts of FUTEX2_NUMA calls, and of the FUTEX_NO_NODE node words
+ *     the kernel replaced by a node, are printed ("futex2 NUMA");
  *   - the futex hash state of each process (kernel.futex_private_hash is
  *     read at the start and must not change during the run): under policy
  *     0, a valid PR_FUTEX_HASH_SET_SLOTS, FUTEX_PREALLOC_HASH or
@@ -98,7 +127,14 @@
  * Output: KTAP, the calls and errnos counted per call (ok = successful
  * returns; "futex(FUTEX_ATTACHED)" counts the commands 0-13 and
  * FUTEX_PREALLOC_HASH with the flag; the futex(2) kinds are named after
- * the commands, "futex(unknown cmd)" counts every other command),
+ * the commands, "futex(unknown cmd)" counts every other command), the
+ * futex2 calls with FUTEX2_NUMA or FUTEX2_MPOL alone and what came of the
+ * node words set to FUTEX_NO_NODE ("# sysfuzz: futex2 NUMA: ...": calls
+ * with valid flags and FUTEX2_NUMA in the call or one of its entries, ok,
+ * EINVAL, EFAULT, misaligned pairs; FUTEX2_MPOL-alone calls and ok; node
+ * words found, after a call that got past them, holding node 0, node 1,
+ * another value, or still FUTEX_NO_NODE, which another thread's store
+ * may explain: counted, not checked),
  * and "# sysfuzz-summary: seconds= syscalls= workers= killed=
  * failures=", syscalls counting every fuzzed call plus the clone, fork,
  * execve and exit calls.  Exit 0 only without failures.
@@ -241,6 +277,14 @@ struct shared {
 	int selftest_fired;
 	struct health health[NHEALTH];
 	struct flight flight[MAXW][NFLIGHT];
+	struct numastat {
+		long calls;	/* valid flags, FUTEX2_NUMA in the call or an entry */
+		long ok, einval, efault;
+		long misaligned;	/* a FUTEX2_NUMA pair not aligned to 8 bytes */
+		long mpol, mpol_ok;	/* FUTEX2_MPOL without FUTEX2_NUMA */
+		/* FUTEX_NO_NODE stored, then the call got past the node word: */
+		long no_node, node[2], node_other, still_no_node;
+	} numa;
 };
 static struct shared *sh;
 static int att_sup;		/* the kernel has attached futexes */
@@ -1130,16 +1174,144 @@ static void do_futex(struct ctx *c)
 
 /* ---- futex2 ------------------------------------------------------------ */
 
+/* The futex2 flags the kernel takes: FUTEX2_NUMA and FUTEX2_MPOL since Linux 6.16 and the series */
+#define F2_VALID	(FUTEX2_SIZE_MASK | FUTEX2_PRIVATE | FUTEX2_NUMA | FUTEX2_MPOL)
+
+/* futex2 flags the kernel refuses with EINVAL: an unknown bit, a size other than U32 */
+static int f2bad(unsigned int f)
+{
+	return (f & ~F2_VALID) || (f & FUTEX2_SIZE_MASK) != FUTEX2_SIZE_U32;
+}
+
+/*
+ * Mostly U32, private or not, with FUTEX2_NUMA and FUTEX2_MPOL now and
+ * then; else random bits 0-7 (sizes, NUMA, MPOL and the unknown bits
+ * 0x10-0x40) or FUTEX_ATTACHED (no attached futex2 operations).
+ */
 static unsigned int f2flags(struct ctx *c, int *badflags)
 {
-	unsigned int f = FUTEX2_SIZE_U32 | (pct(c, 50) ? FUTEX2_PRIVATE : 0);
+	unsigned int f = FUTEX2_SIZE_U32 | (pct(c, 50) ? FUTEX2_PRIVATE : 0) |
+			 (pct(c, 6) ? FUTEX2_NUMA : 0) | (pct(c, 4) ? FUTEX2_MPOL : 0);
 
 	if (pct(c, 4))
 		f = rnd(c, 256);
 	else if (pct(c, 2))
 		f |= FUTEX_ATTACHED;	/* no attached futex2 operations */
-	*badflags = (f & ~(FUTEX2_SIZE_MASK | FUTEX2_PRIVATE)) || (f & FUTEX2_SIZE_MASK) != FUTEX2_SIZE_U32;
+	*badflags = f2bad(f);
 	return f;
+}
+
+/*
+ * A node word value: FUTEX_NO_NODE (the kernel chooses and writes its
+ * choice back), node 0 or 1 (the guest's two nodes), or an impossible one
+ * (EINVAL): 2-63, a negative one other than FUTEX_NO_NODE, or random.
+ */
+static uint32_t node_val(struct ctx *c)
+{
+	unsigned int r = rnd(c, 100);
+
+	return r < 45 ? (uint32_t)FUTEX_NO_NODE : r < 65 ? 0 : r < 85 ? 1 : r < 92 ? 2 + rnd(c, 62) :
+	       r < 96 ? (uint32_t)FUTEX_NO_NODE - 1 - rnd(c, 16) : (uint32_t)rnd64(c);
+}
+
+/*
+ * Before a call with FUTEX2_NUMA in @flags on a pool word whose pair is
+ * aligned to 8 bytes: mostly set its node word first.  The node word of
+ * such a word is in the pool's writable mapping and is no pool word.
+ * Returns 1 if it stored FUTEX_NO_NODE.
+ */
+static int numa_prep(struct ctx *c, unsigned int flags, void *p, int cat)
+{
+	uint32_t v;
+
+	if (!(flags & FUTEX2_NUMA) || f2bad(flags) || BAD(cat) || (uintptr_t)p % 8 || !pct(c, 60))
+		return 0;
+	v = node_val(c);
+	__atomic_store_n((uint32_t *)p + 1, v, __ATOMIC_RELAXED);
+	return v == (uint32_t)FUTEX_NO_NODE;
+}
+
+/*
+ * A FUTEX2_NUMA pair not aligned to 8 bytes, with valid flags: EINVAL in
+ * futex_key_node(), before the node word is read.  An unaligned or kernel
+ * address (REJECTED()) fails get_futex_key()'s earlier checks instead.
+ */
+static int numa_misaligned(unsigned int flags, void *p, int cat)
+{
+	return (flags & FUTEX2_NUMA) && !f2bad(flags) && !REJECTED(cat) && (uintptr_t)p % 8;
+}
+
+/*
+ * What FUTEX2_NUMA adds to the errnos of a call on @cat (aligned pair):
+ * EINVAL for an impossible node, EFAULT where the node word cannot be
+ * read or written back.  A pool word's node word can be both; the node
+ * word of a bad address cannot be read (NULL, unmapped, PROT_NONE) or
+ * holds node 0, which is not written back (read-only).
+ */
+static unsigned int numa_allow(unsigned int flags, int cat)
+{
+	if (!(flags & FUTEX2_NUMA) || f2bad(flags))
+		return 0;
+	return A(EINVAL) | (BAD(cat) ? A(EFAULT) : 0);
+}
+
+/* Count a futex2 call with FUTEX2_NUMA (@numa) or FUTEX2_MPOL alone (@mpol), valid flags */
+static void numa_count(int numa, int mpol, int misaligned, long r)
+{
+	struct numastat *n = &sh->numa;
+
+	if (numa) {
+		inc(&n->calls);
+		if (misaligned)
+			inc(&n->misaligned);
+		if (r >= 0)
+			inc(&n->ok);
+		else if (r == -EINVAL)
+			inc(&n->einval);
+		else if (r == -EFAULT)
+			inc(&n->efault);
+	} else if (mpol) {
+		inc(&n->mpol);
+		if (r >= 0)
+			inc(&n->mpol_ok);
+	}
+}
+
+/*
+ * After a call that got past the node word of @p (any result but EINVAL,
+ * EFAULT and ENOMEM, which may have come first), for which this thread stored
+ * FUTEX_NO_NODE (@nonode): what the node word holds now.  Another thread
+ * may have stored a node word meanwhile: counted, not checked.
+ */
+static void numa_written(long r, int nonode, void *p)
+{
+	uint32_t v;
+
+	if (!nonode || r == -EINVAL || r == -EFAULT || r == -ENOMEM)
+		return;
+	v = __atomic_load_n((uint32_t *)p + 1, __ATOMIC_RELAXED);
+	inc(&sh->numa.no_node);
+	if (v == (uint32_t)FUTEX_NO_NODE)
+		inc(&sh->numa.still_no_node);
+	else if (v < 2)
+		inc(&sh->numa.node[v]);
+	else
+		inc(&sh->numa.node_other);
+}
+
+/* A description of FUTEX2_NUMA/FUTEX2_MPOL in @flags and the node word of @p, for the report */
+static void numa_desc(char *buf, size_t len, unsigned int flags, void *p, int cat)
+{
+	size_t n = strlen(buf);
+
+	if (!(flags & (FUTEX2_NUMA | FUTEX2_MPOL)) || n >= len)
+		return;
+	if ((flags & FUTEX2_NUMA) && !BAD(cat) && (uintptr_t)p % 8 == 0)
+		snprintf(buf + n, len - n, ", %s node word %#x", flags & FUTEX2_MPOL ? "NUMA|MPOL" : "NUMA",
+			 __atomic_load_n((uint32_t *)p + 1, __ATOMIC_RELAXED));
+	else
+		snprintf(buf + n, len - n, ", %s", (flags & (FUTEX2_NUMA | FUTEX2_MPOL)) == FUTEX2_MPOL ? "MPOL" :
+			 (uintptr_t)p % 8 ? "NUMA, pair misaligned" : "NUMA");
 }
 
 static clockid_t mk_clock(struct ctx *c, int *bad)
@@ -1181,11 +1353,14 @@ static void *vec(struct ctx *c, void *v, int *cat)
 static void do_waitv(struct ctx *c)
 {
 	struct call k = { .kind = K_WAITV, .sys = "futex_waitv" };
-	unsigned int nr = pct(c, 85) ? 1 + rnd(c, 8) : rnd(c, WAITV_MAX + 1), i, nbad = 0;
-	int cat, vcat, badclk, tc, badflags, bad = 0;
+	unsigned int nr = pct(c, 85) ? 1 + rnd(c, 8) : rnd(c, WAITV_MAX + 1), i, nbad = 0, nnuma = 0;
+	int cat, vcat, badclk, tc, badflags, bad = 0, numa = 0, mpol = 0, mis = 0;
 	clockid_t clk = mk_clock(c, &badclk);
 	void *ts = mk_ts(c, badclk ? CLOCK_MONOTONIC : clk, 0, &tc);
 	unsigned int flags = pct(c, 97) ? 0 : rnd(c, 255) + 1;
+	/* the entries with FUTEX_NO_NODE stored in their node words */
+	unsigned char nonode[WAITV_MAX];
+	long ret;
 
 	/* The entries: mostly valid; one corrupt entry in 10% of the vectors. */
 	unsigned int corrupt = pct(c, 10) ? rnd(c, nr ? nr : 1) : UINT_MAX;
@@ -1196,15 +1371,17 @@ static void do_waitv(struct ctx *c)
 
 		w->uaddr = (uintptr_t)p;
 		w->val = pct(c, 80) ? cur(p, cat) : (uint32_t)rnd64(c);
-		w->flags = FUTEX2_SIZE_U32 | (pct(c, 50) ? FUTEX2_PRIVATE : 0);
+		w->flags = FUTEX2_SIZE_U32 | (pct(c, 50) ? FUTEX2_PRIVATE : 0) |
+			   (pct(c, 5) ? FUTEX2_NUMA : 0) | (pct(c, 3) ? FUTEX2_MPOL : 0);
 		w->__reserved = 0;
 		badflags = 0;
 		if (i == corrupt) {
 			switch (rnd(c, 3)) {
 			case 0:
 				w->flags = f2flags(c, &badflags);
-				if (!badflags)
-					w->flags = rnd(c, 256) | 4;	/* FUTEX2_NUMA is not valid in 6.12 */
+				if (!badflags)	/* an unknown bit, or FUTEX_ATTACHED */
+					w->flags = pct(c, 80) ? rnd(c, 256) | 0x10U << rnd(c, 3) :
+						   w->flags | FUTEX_ATTACHED;
 				badflags = 1;
 				break;
 			case 1:
@@ -1214,14 +1391,27 @@ static void do_waitv(struct ctx *c)
 				w->val |= 1ULL << (32 + rnd(c, 32));
 			}
 		}
+		nonode[i] = numa_prep(c, w->flags, p, cat);
 		if (i >= 128)
 			continue;
 		if (BAD(cat)) {
 			bad = 1;
 			nbad++;
 		}
+		if (!badflags && (w->flags & FUTEX2_NUMA)) {
+			numa = 1;
+			nnuma++;
+		} else if (!badflags && (w->flags & FUTEX2_MPOL)) {
+			mpol = 1;
+		}
+		/* FUTEX2_NUMA's EINVAL is allowed anyway, its EFAULT only with a bad address */
+		k.allow |= numa_allow(w->flags, cat);
 		if (REJECTED(cat))
 			k.mustfail = "unaligned or kernel address in the vector";
+		if (numa_misaligned(w->flags, p, cat)) {
+			mis = 1;
+			k.mustfail = "FUTEX2_NUMA pair not aligned to 8 bytes in the vector";
+		}
 		if (badflags || w->__reserved || (w->val >> 32))
 			k.mustfail = "invalid waiter flags, size, reserved field or value";
 	}
@@ -1244,11 +1434,16 @@ static void do_waitv(struct ctx *c)
 		k.mustfail = "flags != 0";
 	if (!nr || nr > 128)
 		k.mustfail = "nr_futexes 0 or > 128";
-	snprintf(k.desc, sizeof(k.desc), "vector %s, %u bad addresses, timeout %s", cat_names[vcat], nbad,
-		 ts_names[tc]);
-	k.allow = A(EINVAL) | A(EAGAIN) | A(ETIMEDOUT) | A(EINTR) | A(ENOMEM) | (bad ? A(EFAULT) : 0);
+	snprintf(k.desc, sizeof(k.desc), "vector %s, %u bad addresses, %u NUMA entries, timeout %s",
+		 cat_names[vcat], nbad, nnuma, ts_names[tc]);
+	k.allow |= A(EINVAL) | A(EAGAIN) | A(ETIMEDOUT) | A(EINTR) | A(ENOMEM) | (bad ? A(EFAULT) : 0);
 	k.maxret = (long)nr - 1;
-	issue(c, SYS_futex_waitv, &k);
+	ret = issue(c, SYS_futex_waitv, &k);
+	if (vcat != C_PRIVATE || nr > 128)
+		return;		/* the kernel saw no entry */
+	numa_count(numa, mpol, mis, ret);
+	for (i = 0; i < nr; i++)
+		numa_written(ret, nonode[i], (void *)(uintptr_t)c->wv[i].uaddr);
 }
 
 static unsigned long mk_mask(struct ctx *c, int *bad)
@@ -1271,37 +1466,53 @@ static unsigned long mk_mask(struct ctx *c, int *bad)
 static void do_wake2(struct ctx *c)
 {
 	struct call k = { .kind = K_WAKE2, .sys = "futex_wake" };
-	int cat, badflags, badmask, nr = nrval(c);
+	int cat, badflags, badmask, nr = nrval(c), nonode;
 	void *p = pick(c, &cat);
 	unsigned long mask = mk_mask(c, &badmask);
 	unsigned int flags = f2flags(c, &badflags);
+	long ret;
 
+	nonode = numa_prep(c, flags, p, cat);
 	k.a[0] = (long)p;
 	k.a[1] = mask;
 	k.a[2] = nr;
 	k.a[3] = flags;
 	snprintf(k.desc, sizeof(k.desc), "uaddr %s", cat_names[cat]);
-	k.allow = A(EINVAL) | (BAD(cat) ? A(EFAULT) : 0) | (flags & FUTEX2_PRIVATE ? 0 : A(ENOMEM));
+	numa_desc(k.desc, sizeof(k.desc), flags, p, cat);
+	k.allow = A(EINVAL) | (BAD(cat) ? A(EFAULT) : 0) | (flags & FUTEX2_PRIVATE ? 0 : A(ENOMEM)) |
+		  numa_allow(flags, cat);
 	k.maxret = nr == 0 ? 0 : nr > 1 ? nr : 1;
 	if (REJECTED(cat))
 		k.mustfail = "unaligned or kernel uaddr";
+	if (numa_misaligned(flags, p, cat)) {
+		/* futex_key_node(), before the node word and the page: nothing else comes first */
+		k.allow = A(EINVAL);
+		k.mustfail = "FUTEX2_NUMA pair not aligned to 8 bytes";
+	}
 	if (badflags || badmask)
 		k.mustfail = "invalid flags or mask";
-	issue(c, __NR_futex_wake, &k);
+	ret = issue(c, __NR_futex_wake, &k);
+	if (!badflags && !REJECTED(cat)) {
+		numa_count(!!(flags & FUTEX2_NUMA), !!(flags & FUTEX2_MPOL), numa_misaligned(flags, p, cat), ret);
+		if (!badmask)
+			numa_written(ret, nonode, p);
+	}
 }
 
 static void do_wait2(struct ctx *c)
 {
 	struct call k = { .kind = K_WAIT2, .sys = "futex_wait" };
-	int cat, badflags, badmask, badclk, tc;
+	int cat, badflags, badmask, badclk, tc, nonode;
 	void *p = pick(c, &cat);
 	unsigned long val = wval(c, p, cat), mask = mk_mask(c, &badmask);
 	unsigned int flags = f2flags(c, &badflags);
 	clockid_t clk = mk_clock(c, &badclk);
 	void *ts = mk_ts(c, badclk ? CLOCK_MONOTONIC : clk, 0, &tc);
+	long ret;
 
 	if (pct(c, 2))
 		val |= 1UL << (32 + rnd(c, 32));
+	nonode = numa_prep(c, flags, p, cat);
 	k.a[0] = (long)p;
 	k.a[1] = val;
 	k.a[2] = mask;
@@ -1309,47 +1520,69 @@ static void do_wait2(struct ctx *c)
 	k.a[4] = (long)ts;
 	k.a[5] = clk;
 	snprintf(k.desc, sizeof(k.desc), "uaddr %s, timeout %s", cat_names[cat], ts_names[tc]);
+	numa_desc(k.desc, sizeof(k.desc), flags, p, cat);
 	k.allow = A(EINVAL) | A(EAGAIN) | A(ETIMEDOUT) | A(EINTR) |
-		  (BAD(cat) || tc == TS_EFAULT ? A(EFAULT) : 0) | (flags & FUTEX2_PRIVATE ? 0 : A(ENOMEM));
+		  (BAD(cat) || tc == TS_EFAULT ? A(EFAULT) : 0) | (flags & FUTEX2_PRIVATE ? 0 : A(ENOMEM)) |
+		  numa_allow(flags, cat);
 	if (REJECTED(cat))
 		k.mustfail = "unaligned or kernel uaddr";
+	if (numa_misaligned(flags, p, cat)) {
+		/* before it: the flags, value, mask, clock and timeout checks (EINVAL, EFAULT) */
+		k.allow = A(EINVAL) | (tc == TS_EFAULT ? A(EFAULT) : 0);
+		k.mustfail = "FUTEX2_NUMA pair not aligned to 8 bytes";
+	}
 	if (badflags || badmask || (val >> 32))
 		k.mustfail = "invalid flags, mask or value";
 	if (badclk || tc == TS_EINVAL || tc == TS_EFAULT)
 		k.mustfail = "invalid clock or timeout";
-	issue(c, __NR_futex_wait, &k);
+	ret = issue(c, __NR_futex_wait, &k);
+	if (!badflags && !REJECTED(cat)) {
+		numa_count(!!(flags & FUTEX2_NUMA), !!(flags & FUTEX2_MPOL), numa_misaligned(flags, p, cat), ret);
+		if (!badmask && !(val >> 32) && !badclk && tc != TS_EINVAL && tc != TS_EFAULT)
+			numa_written(ret, nonode, p);
+	}
 }
 
 static void do_requeue2(struct ctx *c)
 {
 	struct call k = { .kind = K_REQUEUE2, .sys = "futex_requeue" };
-	int c0, c1, b0, b1, vcat, nr_wake = nrval(c), nr_requeue = nrval(c);
+	int c0, c1, b0, b1, vcat, nr_wake = nrval(c), nr_requeue = nrval(c), n0, n1, mis;
 	void *p0 = pick(c, &c0), *p1 = partner(c, p0, c0, &c1);
-	unsigned int flags = pct(c, 97) ? 0 : rnd(c, 255) + 1;
+	unsigned int flags = pct(c, 97) ? 0 : rnd(c, 255) + 1, f;
+	long ret;
 
 	c->rq[0] = (struct futex_waitv){ .uaddr = (uintptr_t)p0, .val = pct(c, 75) ? cur(p0, c0) : (uint32_t)rnd64(c),
 					 .flags = f2flags(c, &b0) };
+	/* mostly the same flags: futex_requeue wants them identical (EINVAL) */
 	c->rq[1] = (struct futex_waitv){ .uaddr = (uintptr_t)p1, .val = (uint32_t)rnd64(c),
 					 .flags = pct(c, 90) ? c->rq[0].flags : f2flags(c, &b1) };
-	b1 = (c->rq[1].flags & ~(FUTEX2_SIZE_MASK | FUTEX2_PRIVATE)) ||
-	     (c->rq[1].flags & FUTEX2_SIZE_MASK) != FUTEX2_SIZE_U32;
+	b1 = f2bad(c->rq[1].flags);
+	f = c->rq[0].flags;
 	if (pct(c, 1))
 		c->rq[rnd(c, 2)].__reserved = 1;
 	else
 		c->rq[0].__reserved = c->rq[1].__reserved = 0;
 	if (pct(c, 2))
 		c->rq[0].val |= 1ULL << (32 + rnd(c, 32));
+	n0 = numa_prep(c, f, p0, c0);
+	n1 = numa_prep(c, c->rq[1].flags, p1, c1);
 	k.a[0] = (long)vec(c, c->rq, &vcat);
 	k.a[1] = flags;
 	k.a[2] = nr_wake;
 	k.a[3] = nr_requeue;
 	snprintf(k.desc, sizeof(k.desc), "vector %s, uaddr %s, uaddr2 %s", cat_names[vcat], cat_names[c0],
 		 cat_names[c1]);
+	numa_desc(k.desc, sizeof(k.desc), f, p0, c0);
 	k.allow = A(EINVAL) | A(EAGAIN) | (BAD(c0) || BAD(c1) || vcat != C_PRIVATE ? A(EFAULT) : 0) |
-		  ((c->rq[0].flags & c->rq[1].flags & FUTEX2_PRIVATE) ? 0 : A(ENOMEM));
+		  ((c->rq[0].flags & c->rq[1].flags & FUTEX2_PRIVATE) ? 0 : A(ENOMEM)) |
+		  numa_allow(f, c0) | numa_allow(c->rq[1].flags, c1);
 	k.maxret = (long)nr_wake + nr_requeue;
 	if (REJECTED(c0) || REJECTED(c1))
 		k.mustfail = "unaligned or kernel address";
+	/* with identical flags (else EINVAL anyway): either pair misaligned */
+	mis = numa_misaligned(f, p0, c0) || numa_misaligned(f, p1, c1);
+	if (mis)
+		k.mustfail = "FUTEX2_NUMA pair not aligned to 8 bytes";
 	if (b0 || b1 || c->rq[0].flags != c->rq[1].flags || c->rq[0].__reserved || c->rq[1].__reserved ||
 	    (c->rq[0].val >> 32))
 		k.mustfail = "invalid or different flags, reserved field or value";
@@ -1357,7 +1590,17 @@ static void do_requeue2(struct ctx *c)
 		k.mustfail = "negative count";
 	if (flags || vcat != C_PRIVATE)
 		k.mustfail = "flags != 0 or bad vector pointer";
-	issue(c, __NR_futex_requeue, &k);
+	ret = issue(c, __NR_futex_requeue, &k);
+	/* counted when the kernel got to the keys: valid, identical flags, good vector */
+	if (!flags && vcat == C_PRIVATE && !b0 && !b1 && c->rq[0].flags == c->rq[1].flags &&
+	    !c->rq[0].__reserved && !c->rq[1].__reserved && !(c->rq[0].val >> 32) &&
+	    !REJECTED(c0) && !REJECTED(c1)) {
+		numa_count(!!(f & FUTEX2_NUMA), !!(f & FUTEX2_MPOL), mis, ret);
+		if (nr_wake >= 0 && nr_requeue >= 0) {
+			numa_written(ret, n0, p0);
+			numa_written(ret, n1, p1);
+		}
+	}
 }
 
 /* ---- prctl(PR_FUTEX_HASH), set_robust_list --------------------------- */
@@ -1471,7 +1714,11 @@ static void do_robust(struct ctx *c)
 	issue(c, SYS_set_robust_list, &k);
 }
 
-/* User space writes the words too, like a lock would. */
+/*
+ * User space writes the words too, like a lock would, and now and then the
+ * node word of an aligned pool word (the u32 after it), racing the
+ * kernel's reads and write-backs of FUTEX2_NUMA.
+ */
 static void do_store(struct ctx *c)
 {
 	uint32_t *w = word(rnd(c, 2), pct(c, 60) ? rnd(c, 4) : rnd(c, NWORDS));
@@ -1479,6 +1726,11 @@ static void do_store(struct ctx *c)
 	uint32_t v = r < 30 ? 0 : r < 55 ? (uint32_t)c->tid : r < 70 ? (uint32_t)c->tid | FUTEX_WAITERS :
 		     r < 85 ? *w + 1 : (uint32_t)rnd64(c);
 
+	if (pct(c, 8)) {
+		/* words 0-11, 16 bytes apart: aligned pairs */
+		w = word(rnd(c, 2), pct(c, 60) ? rnd(c, 4) : rnd(c, NROBUST)) + 1;
+		v = node_val(c);
+	}
 	__atomic_store_n(w, v, __ATOMIC_RELAXED);
 }
 
@@ -2277,6 +2529,13 @@ int main(int argc, char **argv)
 		if (s->err[0] && n < (int)sizeof(buf))
 			snprintf(buf + n, sizeof(buf) - n, " other=%ld", s->err[0]);
 		printf("%s\n", buf);
+	}
+	{
+		struct numastat *n = &sh->numa;
+
+		printf("# sysfuzz: futex2 NUMA: calls=%ld ok=%ld EINVAL=%ld EFAULT=%ld misaligned=%ld; MPOL alone: calls=%ld ok=%ld; FUTEX_NO_NODE stored and passed: %ld, then node0=%ld node1=%ld other=%ld still_no_node=%ld\n",
+		       n->calls, n->ok, n->einval, n->efault, n->misaligned, n->mpol, n->mpol_ok, n->no_node,
+		       n->node[0], n->node[1], n->node_other, n->still_no_node);
 	}
 	result(!sh->unexpected, "fuzz_results_within_abi",
 	       sh->unexpected ? "%ld results the ABI does not allow (the first %d are printed above)" : NULL,

@@ -5,9 +5,24 @@
  * The run is split into rounds; each round is a forked process (so the
  * irreversible moves to the global table, the "fixed" size of prctl and
  * the mark of a process that attached a futex stay contained) running, on
- * private futexes:
+ * private futexes (one numa pair aside):
  *
  *   wake      ping-pong hand-offs through FUTEX_WAIT/FUTEX_WAKE (2 pairs)
+ *   numa      the same hand-offs through futex_wait()/futex_wake() with
+ *             FUTEX2_NUMA on both sides (2 pairs): a private pair with
+ *             FUTEX2_PRIVATE, and a shared pair (no FUTEX2_PRIVATE, in a
+ *             MAP_SHARED page that mbind() gives MPOL_PREFERRED of the
+ *             last possible node) with FUTEX2_MPOL too; each pair's node
+ *             word is FUTEX_NO_NODE when the round starts, so the first
+ *             call writes a node back: the caller's CPU's node (private
+ *             pair) or the preferred node (shared pair, when mbind()
+ *             worked), which the driver checks after its first wake and
+ *             which must not change during the round.  A private futex
+ *             of a process with a private table meets whatever node;
+ *             the shared pair always queues in its node's part of the
+ *             global table.  Probed once with a futex_wake() on a pair
+ *             holding FUTEX_NO_NODE (it must write a possible node back):
+ *             EINVAL (a kernel without FUTEX2_NUMA) skips it
  *   waitv     a futex_waitv() waiter on 4 words, woken on a random one
  *   requeue   3 waiters moved by FUTEX_CMP_REQUEUE, then woken on the target
  *   reqpi     2 FUTEX_WAIT_REQUEUE_PI waiters, FUTEX_CMP_REQUEUE_PI
@@ -52,7 +67,8 @@
  * worker and the operation.
  *
  * Output: KTAP, one result per round, and a "# torture-summary:" line with
- * the totals (operations = futex/futex_waitv/prctl system calls issued).
+ * the totals (operations = futex/futex_waitv/futex_wait/futex_wake/prctl
+ * system calls issued; numa_ops = those of the numa pairs).
  *
  * usage: ff-torture [-n OPS] [-r ROUNDS] [-w WATCHDOG_S] [-m MODES] [-R N] [-A] [-X]
  *   -n  total futex system calls to issue (default 1000000, about two
@@ -117,6 +133,7 @@ struct stats {
 	atomic_long lost;	/* wake-ups that did not arrive */
 	atomic_long spurious;	/* requeued waiters that returned EAGAIN */
 	atomic_long att_ops;	/* operations with FUTEX_ATTACHED */
+	atomic_long numa_ops;	/* futex_wait/futex_wake with FUTEX2_NUMA */
 };
 static struct stats *st;
 
@@ -136,6 +153,7 @@ static int att_on;		/* the attached workload runs in this round (probe, -A, mode
 static int att_max = 256;	/* kernel.futex_attached_max */
 static atomic_int att_any;	/* a FUTEX_ATTACH of this process succeeded */
 static atomic_long round_att_ops;
+static atomic_long round_numa_ops;
 static __thread long my_ops;	/* futex system calls of this thread */
 
 struct worker {
@@ -302,8 +320,86 @@ static int done(void)
  * each side wakes attached if bit 0 of i is clear and waits attached if
  * bit 1 is clear, so that every four hand-offs meet each combination of
  * an attached or unattached waiter with an attached or unattached waker.
+ * With f2 (the numa pairs), every wait and wake is futex_wait()/futex_wake()
+ * with the futex2 flags f2, FUTEX2_NUMA among them: w and node are the
+ * pair {value, node}, aligned to 8 bytes.
  */
-struct pp { atomic_uint w; struct worker *drv, *fol; int att; };
+struct pp {
+	atomic_uint w;
+	atomic_uint node;
+	struct worker *drv, *fol;
+	int att;
+	unsigned int f2;
+} __attribute__((aligned(8)));
+
+static int numa_on;		/* FUTEX2_NUMA works here (probe) */
+static int nnodes = 1;		/* possible nodes: 0 .. nnodes - 1 */
+static struct pp *numa_mpol_pair;	/* the shared pair, with FUTEX2_MPOL */
+static int numa_mpol_node = -1;	/* its preferred node, -1 if mbind() failed */
+
+static long futex2_wait(void *uaddr, unsigned int val, unsigned int flags)
+{
+	atomic_fetch_add_explicit(&round_ops, 1, memory_order_relaxed);
+	atomic_fetch_add_explicit(&round_numa_ops, 1, memory_order_relaxed);
+	my_ops++;
+	return syscall(__NR_futex_wait, uaddr, (unsigned long)val, (unsigned long)FUTEX_BITSET_MATCH_ANY, flags,
+		       NULL, 0);
+}
+
+static long futex2_wake(void *uaddr, int nr, unsigned int flags)
+{
+	atomic_fetch_add_explicit(&round_ops, 1, memory_order_relaxed);
+	atomic_fetch_add_explicit(&round_numa_ops, 1, memory_order_relaxed);
+	my_ops++;
+	return syscall(__NR_futex_wake, uaddr, (unsigned long)FUTEX_BITSET_MATCH_ANY, nr, flags);
+}
+
+static const char *f2_name(unsigned int f)
+{
+	return f & FUTEX2_MPOL ? "FUTEX2_NUMA|FUTEX2_MPOL" : f & FUTEX2_PRIVATE ? "FUTEX2_NUMA|FUTEX2_PRIVATE" :
+	       "FUTEX2_NUMA";
+}
+
+/* The pair's wait: FUTEX_WAIT (with FUTEX_ATTACHED if @att), or futex_wait() with its flags */
+static void pp_wait(struct pp *p, struct worker *w, unsigned int val, const char *op, int att)
+{
+	if (!p->f2) {
+		fwait_att(w, &p->w, val, op, att);
+		return;
+	}
+	w->op = op;
+	if (futex2_wait(&p->w, val, p->f2) && errno != EAGAIN && errno != EINTR)
+		die("%s: %s: futex_wait(%s): %s", w->name, op, f2_name(p->f2), strerror(errno));
+}
+
+static long pp_wake(struct pp *p, struct worker *w, const char *op, int att)
+{
+	long r;
+
+	if (!p->f2)
+		return fwake_att(w, &p->w, 1, op, att);
+	w->op = op;
+	r = futex2_wake(&p->w, 1, p->f2);
+	if (r < 0)
+		die("%s: %s: futex_wake(%s): %s", w->name, op, f2_name(p->f2), strerror(errno));
+	return r;
+}
+
+/*
+ * The node word of a numa pair after a call: written back (a possible
+ * node, @want if that is >= 0) and, once written, never changed (*seen).
+ */
+static void pp_node_check(struct pp *p, struct worker *w, int want, unsigned int *seen)
+{
+	unsigned int n = atomic_load(&p->node);
+
+	if (n == (unsigned int)FUTEX_NO_NODE || n >= (unsigned int)nnodes || (want >= 0 && n != (unsigned int)want))
+		die("%s: node word of the %s pair is %#x after a call, expected %s %d", w->name, f2_name(p->f2), n,
+		    want >= 0 ? "the preferred node" : "a possible node below", want >= 0 ? want : nnodes);
+	if (*seen != (unsigned int)FUTEX_NO_NODE && n != *seen)
+		die("%s: node word of the %s pair changed from %u to %u", w->name, f2_name(p->f2), *seen, n);
+	*seen = n;
+}
 
 static void *pp_follower(void *arg)
 {
@@ -331,7 +427,7 @@ static void *pp_follower(void *arg)
 				continue;
 			}
 			a = p->att && !(n & 1);
-			fwake_att(p->fol, &p->w, 1, a ? "wake(pong, attached)" : "wake(pong)", a);
+			pp_wake(p, p->fol, a ? "wake(pong, attached)" : "wake(pong)", a);
 			/* Now and then detach and attach again, the driver waiting */
 			if (p->att && (++n & 255) == 0) {
 				xattach(p->fol, &p->w, FUTEX_DETACH, "detach(pong)");
@@ -341,14 +437,14 @@ static void *pp_follower(void *arg)
 			continue;
 		}
 		a = p->att && !(n & 2);
-		fwait_att(p->fol, &p->w, v, a ? "wait(ping, attached)" : "wait(ping)", a);
+		pp_wait(p, p->fol, v, a ? "wait(ping, attached)" : "wait(ping)", a);
 	}
 }
 
 static void *pp_driver(void *arg)
 {
 	struct pp *p = arg;
-	unsigned int i = 0;
+	unsigned int i = 0, seen = FUTEX_NO_NODE;
 	int a;
 
 	if (p->att)
@@ -356,10 +452,12 @@ static void *pp_driver(void *arg)
 	for (;;) {
 		atomic_store(&p->w, 1);
 		a = p->att && !(i & 1);
-		fwake_att(p->drv, &p->w, 1, a ? "wake(ping, attached)" : "wake(ping)", a);
+		pp_wake(p, p->drv, a ? "wake(ping, attached)" : "wake(ping)", a);
+		if (p->f2)
+			pp_node_check(p, p->drv, p == numa_mpol_pair ? numa_mpol_node : -1, &seen);
 		a = p->att && !(i & 2);
 		while (atomic_load(&p->w) == 1)
-			fwait_att(p->drv, &p->w, 1, a ? "wait(pong, attached)" : "wait(pong)", a);
+			pp_wait(p, p->drv, 1, a ? "wait(pong, attached)" : "wait(pong)", a);
 		atomic_fetch_add(&st->handoffs, 1);
 		step(p->drv, "idle");
 		i++;
@@ -368,7 +466,9 @@ static void *pp_driver(void *arg)
 	}
 	atomic_store(&p->w, 3);
 	a = p->att && (i & 1);
-	fwake_att(p->drv, &p->w, 1, "wake(stop)", a);
+	pp_wake(p, p->drv, "wake(stop)", a);
+	if (p->f2)
+		pp_node_check(p, p->drv, p == numa_mpol_pair ? numa_mpol_node : -1, &seen);
 	p->drv->op = NULL;
 	return NULL;
 }
@@ -1239,6 +1339,42 @@ static void *watchdog(void *arg)
 	return NULL;
 }
 
+/*
+ * The numa pairs of a round: a private one in this process's memory, and a
+ * shared one with FUTEX2_MPOL in a MAP_SHARED page preferring the last
+ * possible node; both node words FUTEX_NO_NODE at the start.
+ */
+static void numa_pairs(pthread_t *t, int *nt)
+{
+	static struct pp npriv;
+	unsigned long mask;
+	struct pp *nsh;
+
+	nsh = mmap(NULL, 4096, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+	if (nsh == MAP_FAILED)
+		die("mmap(numa pair): %s", strerror(errno));
+	mask = 1UL << (nnodes - 1);
+	/* MPOL_PREFERRED (1): FUTEX2_MPOL takes its node; maxnode as libnuma passes it */
+	if (nnodes <= 64 && !syscall(SYS_mbind, nsh, 4096, 1, &mask, 65, 0))
+		numa_mpol_node = nnodes - 1;
+	else
+		printf("# torture: mbind(MPOL_PREFERRED, node %d) of the shared numa pair: %s: its node is not checked against the policy\n",
+		       nnodes - 1, strerror(errno));
+	npriv.f2 = FUTEX2_SIZE_U32 | FUTEX2_PRIVATE | FUTEX2_NUMA;
+	nsh->f2 = FUTEX2_SIZE_U32 | FUTEX2_NUMA | FUTEX2_MPOL;
+	numa_mpol_pair = nsh;
+	npriv.drv = worker_new("numa-ping");
+	npriv.fol = worker_new("numa-pong");
+	nsh->drv = worker_new("numa-mpol-ping");
+	nsh->fol = worker_new("numa-mpol-pong");
+	atomic_store(&npriv.node, FUTEX_NO_NODE);
+	atomic_store(&nsh->node, FUTEX_NO_NODE);
+	pthread_create(&t[(*nt)++], NULL, pp_follower, &npriv);
+	pthread_create(&t[(*nt)++], NULL, pp_driver, &npriv);
+	pthread_create(&t[(*nt)++], NULL, pp_follower, nsh);
+	pthread_create(&t[(*nt)++], NULL, pp_driver, nsh);
+}
+
 static int run_round(enum mode m, long target)
 {
 	static struct pp pp[2];
@@ -1263,6 +1399,8 @@ static int run_round(enum mode m, long target)
 		pthread_create(&t[nt++], NULL, pp_follower, &pp[i]);
 		pthread_create(&t[nt++], NULL, pp_driver, &pp[i]);
 	}
+	if (numa_on)
+		numa_pairs(t, &nt);
 	wv_drv = worker_new("waitv-drv");
 	wv_fol = worker_new("waitv");
 	pthread_create(&t[nt++], NULL, wv_follower, NULL);
@@ -1331,6 +1469,7 @@ static int run_round(enum mode m, long target)
 		atomic_fetch_add(&st->handoffs, sum);
 	}
 	atomic_fetch_add(&st->att_ops, atomic_load(&round_att_ops));
+	atomic_fetch_add(&st->numa_ops, atomic_load(&round_numa_ops));
 	read_hash_stats();
 	printf("# torture: round mode=%s ops=%ld slots-at-end=%d\n", mode_names[m],
 	       atomic_load(&round_ops), prctl(PR_FUTEX_HASH, PR_FUTEX_HASH_GET_SLOTS, 0, 0, 0));
@@ -1345,7 +1484,7 @@ int main(int argc, char **argv)
 {
 	long ops = 1000000;
 	int rounds = 8, nmodes = 0, i, c, failed = 0, no_att = 0;
-	const char *att_why = "on";
+	const char *att_why = "on", *numa_why = "on";
 	static atomic_uint probe;
 	long r;
 	enum mode modes[M_NR * 4];
@@ -1434,12 +1573,47 @@ int main(int argc, char **argv)
 		}
 	}
 
+	/*
+	 * FUTEX2_NUMA: a futex_wake() on a pair holding FUTEX_NO_NODE must
+	 * write a possible node back; EINVAL: a kernel without it.
+	 */
+	{
+		static struct { atomic_uint val, node; } __attribute__((aligned(8))) np = { 0, FUTEX_NO_NODE };
+		FILE *f = fopen("/sys/devices/system/node/possible", "r");
+		char buf[256], *q;
+
+		if (f && fgets(buf, sizeof(buf), f)) {
+			/* "0-1", "0,2-3": the last number is the highest node */
+			for (q = buf + strlen(buf); q > buf && (q[-1] < '0' || q[-1] > '9'); q--)
+				;
+			while (q > buf && q[-1] >= '0' && q[-1] <= '9')
+				q--;
+			nnodes = atoi(q) + 1;
+		}
+		if (f)
+			fclose(f);
+		r = syscall(__NR_futex_wake, &np, (unsigned long)FUTEX_BITSET_MATCH_ANY, 1,
+			    FUTEX2_SIZE_U32 | FUTEX2_PRIVATE | FUTEX2_NUMA);
+		if (r == -1 && errno == EINVAL) {
+			numa_why = "off (kernel without FUTEX2_NUMA: EINVAL)";
+		} else if (r) {
+			die("futex_wake(FUTEX2_NUMA) of a pair with FUTEX_NO_NODE returned %ld (%s), expected 0 or EINVAL",
+			    r, r < 0 ? strerror(errno) : "-");
+		} else if (atomic_load(&np.node) >= (unsigned int)nnodes) {
+			die("futex_wake(FUTEX2_NUMA) of a pair with FUTEX_NO_NODE left node word %#x, expected a node below %d",
+			    atomic_load(&np.node), nnodes);
+		} else {
+			numa_on = 1;
+		}
+	}
+
 	printf("KTAP version 1\n1..%d\n", rounds);
 	printf("# torture: policy %d, %ld operations in %d rounds, watchdog %d s\n",
 	       policy, ops, rounds, watchdog_s);
 	printf("# torture: attached futexes: %s%s, kernel.futex_attached_max=%d\n", att_why,
 	       att_on ? " (not in the global mode's rounds: SET_SLOTS 0 and FUTEX_ATTACH exclude each other)" : "",
 	       att_max);
+	printf("# torture: FUTEX2_NUMA pairs: %s, %d possible node(s)\n", numa_why, nnodes);
 	clock_gettime(CLOCK_MONOTONIC, &t0);
 	for (i = 0; i < rounds; i++) {
 		enum mode m = modes[i % nmodes];
@@ -1463,10 +1637,11 @@ int main(int argc, char **argv)
 		}
 	}
 	clock_gettime(CLOCK_MONOTONIC, &t1);
-	printf("# torture-summary: policy=%d ops=%ld handoffs=%ld resizes=%ld switches=%ld growths=%ld migrated=%ld forks=%ld execs=%ld lost=%ld spurious=%ld failed_rounds=%d seconds=%.1f attached_ops=%ld\n",
+	printf("# torture-summary: policy=%d ops=%ld handoffs=%ld resizes=%ld switches=%ld growths=%ld migrated=%ld forks=%ld execs=%ld lost=%ld spurious=%ld failed_rounds=%d seconds=%.1f attached_ops=%ld numa_ops=%ld\n",
 	       policy, atomic_load(&st->ops), atomic_load(&st->handoffs), atomic_load(&st->resizes),
 	       atomic_load(&st->switches), atomic_load(&st->growths), atomic_load(&st->migrated),
 	       atomic_load(&st->forks), atomic_load(&st->execs), atomic_load(&st->lost), atomic_load(&st->spurious), failed,
-	       (double)(t1.tv_sec - t0.tv_sec) + (t1.tv_nsec - t0.tv_nsec) / 1e9, atomic_load(&st->att_ops));
+	       (double)(t1.tv_sec - t0.tv_sec) + (t1.tv_nsec - t0.tv_nsec) / 1e9, atomic_load(&st->att_ops),
+	       atomic_load(&st->numa_ops));
 	return failed ? 1 : 0;
 }

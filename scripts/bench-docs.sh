@@ -23,7 +23,7 @@ date=$(date -u '+%Y-%m-%d %H:%M UTC')
 # part: file, title, summary sections (their numbers), boots of raw.csv (ERE)
 describe() {
 	case $1 in
-	wall) echo "wall|Noisy neighbour, perf bench futex, switch cost, memory|1 2 2b 3 5 6|^(vanilla|patched)$" ;;
+	wall) echo "wall|Noisy neighbour, perf bench futex, switch cost, memory, NUMA neighbour|1 2 2b 3 5 6 6b|^(vanilla|patched)$" ;;
 	2014) echo "hash-2014|The 2014 table: perf bench futex hash, 8 vCPUs|4|-8cpu" ;;
 	icount) echo "icount|Instructions per call|7|-icount$" ;;
 	rtlat) echo "rtlat|SCHED_FIFO lateness during table switches|8|-rtlat" ;;

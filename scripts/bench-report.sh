@@ -247,6 +247,74 @@ if not quick and "wall" in parts:
     p("The vanilla kernel has no private tables (0 bytes per process); its global table is shared.")
     p()
 
+# ---- NUMA noisy neighbour: shared futexes, per-node parts (ff-bench numa) ----
+numa_lv = sorted({int(k[2]) for k in data if k[0] == "numa-wake"})
+if "wall" in parts and (numa_lv or any(k[0] == "numa-mem" for k in data)):
+    p("## 6b. NUMA noisy neighbour: shared futexes, per-node parts of the global table (TCG wall clock)")
+    p()
+    p("ff-bench numa: a neighbour process pinned to node 1's CPUs keeps N waiters queued on shared futexes "
+      "(a MAP_SHARED mapping, futex_waitv, 128 futexes a thread), with FUTEX2_NUMA and node 1 in their node "
+      "words where the kernel takes the flag (vanilla refuses it with EINVAL: there the same waiters without "
+      "it); a fresh victim process pinned to node 0 times futex_wake(2) of 64 shared futexes nobody waits on, "
+      "without flags and with FUTEX2_NUMA and node 0 in their node words, the two in turns. Shared futexes "
+      "always use the global table, which the patched kernel splits in one part per node: without a node, a "
+      "futex's hash picks the part. Ratios: to the same victim's figure at 0 neighbour waiters, and to "
+      "vanilla's at the same N.")
+    p()
+    fl = {k: get("numa-info", k, "-", "futex2_numa") for k in ("vanilla", "patched")}
+    p("Neighbour's waiters with FUTEX2_NUMA (node 1): " + ", ".join(
+        "%s %s" % (k, "n/a" if v is None else "yes" if v else "no (EINVAL)") for k, v in fl.items()) + ".")
+    p()
+    numa_rows = [("vanilla/noflag", "vanilla, no flag"), ("patched/noflag", "patched, no flag"),
+                 ("patched/numa", "patched, FUTEX2_NUMA, node 0")]
+    p("| victim futex_wake | neighbour waiters | p50 (ns) | p50 / 0 waiters | p50 / vanilla | p99 (ns) "
+      "| p99 / 0 waiters | p99 / vanilla | mean / 0 waiters |")
+    p("|---|---:|---:|---:|---:|---:|---:|---:|---:|")
+    for km, name in numa_rows:
+        for n in numa_lv:
+            cells = []
+            for metric in ("p50_ns", "p99_ns"):
+                v, q = get("numa-wake", km, n, metric), get("numa-wake", km, 0, metric)
+                vv = get("numa-wake", "vanilla/noflag", n, metric)
+                cells += [fmt(v, "n"), fmt(v / q if v is not None and q else None),
+                          "-" if km == "vanilla/noflag" else fmt(v / vv if v is not None and vv else None)]
+            m, mq = get("numa-wake", km, n, "mean_ns"), get("numa-wake", km, 0, "mean_ns")
+            cells.append(fmt(m / mq if m is not None and mq else None))
+            p("| %s | %d | %s |" % (name, n, " | ".join(cells)))
+    p()
+    p("Without a flag, the victim's futexes fall into either part by their hash: its p50 sits between two "
+      "populations (futexes in node 0's part and in node 1's), the mean shows their average.")
+    p()
+    a0, b0 = get("numa-wake", "patched/noflag", 0, "p50_ns"), get("numa-wake", "patched/numa", 0, "p50_ns")
+    p("The flag itself at 0 waiters (the node word read), patched FUTEX2_NUMA / no flag, p50: %s." % fmt(
+      b0 / a0 if a0 and b0 is not None else None))
+    p()
+    p("The global table at boot, as the kernel logged it (`futex: node N: buckets A-B, K KiB on node M`; "
+      "vanilla: its single table):")
+    p()
+    p("| kernel | part | buckets | KiB | memory on node |")
+    p("|---|---|---:|---:|---:|")
+    for kern in ("vanilla", "patched"):
+        for mode in ("pernode", "global"):
+            km = kern + "/" + mode
+            ps = sorted({k[2] for k in data if k[0] == "numa-mem" and k[1] == km},
+                        key=lambda s_: (s_ == "all", int(s_[4:]) if s_.startswith("node") and s_[4:].isdigit() else 0))
+            for prm in ps:
+                on = get("numa-mem", km, prm, "on_node")
+                p("| %s | %s | %s | %s | %s |" % (kern, ("node %s" % prm[4:]) if prm != "all" else
+                  ("total" if mode == "pernode" else "one table"), fmt(get("numa-mem", km, prm, "buckets"), "n"),
+                  fmt(get("numa-mem", km, prm, "kib"), "n"), "-" if on is None else "%d" % on))
+    p()
+    top, q0 = (numa_lv[-1] if numa_lv else None), get("numa-wake", "patched/numa", 0, "p50_ns")
+    vt = get("numa-wake", "patched/numa", top, "p50_ns") if top else None
+    if not top or vt is None or not q0:
+        res_ = "**n/a** (not measured)"
+    else:
+        res_ = "**%s** (%.2fx at %d waiters)" % ("PASS" if vt / q0 <= 1.2 else "FAIL", vt / q0, top)
+    p("- Goal (reported, not enforced): victim with FUTEX2_NUMA on its own node: p50 at the largest level "
+      "<= 1.2x its level-0 p50: %s, TCG wall clock" % res_)
+    p()
+
 # ---- TCG icount: instructions per call ----
 ic_modes = [("vanilla/global", "vanilla")] + [("patched/" + m, "patched " + n) for m, n in (
     ("m0", "m0 (off)"), ("m1", "m1 (global path)"), ("m1on", "m1 (global path, tables in use)"),

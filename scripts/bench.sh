@@ -7,9 +7,10 @@
 #
 # usage: bench.sh <patched-tree> [quick] [parts]
 #   quick=1: the CI subset (noisy neighbour at 0/8192/65536 waiters, short
-#   perf bench, a few instruction counts); it reuses already-built bench
-#   kernels without rebuilding.
-#   parts: comma list of wall (TCG wall-clock suites), 2014 (8 vCPUs, perf
+#   perf bench, the NUMA neighbour at 0/65536, a few instruction counts);
+#   it reuses already-built bench kernels without rebuilding.
+#   parts: comma list of wall (TCG wall-clock suites, the NUMA noisy
+#   neighbour on shared futexes among them), 2014 (8 vCPUs, perf
 #   bench futex hash), icount (instructions per call and the noisy-neighbour
 #   victim under QEMU -icount shift=0), rtlat (SCHED_FIFO lateness during
 #   table switches, -icount on one vCPU, one boot per global table size),

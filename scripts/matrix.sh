@@ -27,7 +27,7 @@ set -euo pipefail
 top=$(cd "$(dirname "$0")/.." && pwd)
 usage="usage: matrix.sh <tree> [ROWS]"
 all_rows=(default up nojump preempt-none preempt-voluntary nopriv noattached nonuma
-          compat32 arm64 debian w1 sparse clang)
+          numa4 compat32 arm64 debian w1 sparse clang)
 die() { echo "matrix: error: $*" >&2; exit 1; }
 
 tree=${1:?$usage}
@@ -62,6 +62,7 @@ boot_spec() {
 	case $1 in
 	up) echo "x86_64 x86_64 1 1" ;;
 	nonuma) echo "x86_64 x86_64 4 1" ;;
+	numa4) echo "x86_64 x86_64 4 4" ;;
 	compat32) echo "x86_64 i386 4 2" ;;
 	arm64) echo "arm64 arm64 2 1" ;;
 	debian | w1 | sparse | clang) echo compile ;;
