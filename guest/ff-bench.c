@@ -553,6 +553,25 @@ static int read_byte(int fd, int timeout_s)
 	return c;
 }
 
+/*
+ * A neighbour's end: report ready ('R') on @wfd, hold @w's waiters queued
+ * until the controller asks for the teardown ('T') on @rfd, then stop them.
+ */
+static int neighbour_hold(struct waiters *w, int rfd, int wfd, const char *who)
+{
+	int ret = 0;
+
+	if (write(wfd, "R", 1) != 1)
+		return 1;
+	if (read_byte(rfd, 3600) != 'T') {
+		error("%s: no teardown request from the controller", who);
+		ret = 1;
+	}
+	if (waiters_stop(w))
+		ret = 1;
+	return ret;
+}
+
 static uint32_t own_probe[NPROBE * STRIDE] __attribute__((aligned(64)));
 
 static int neighbour(const char *km, int n, int prealloc, int rfd, int wfd,
@@ -561,7 +580,6 @@ static int neighbour(const char *km, int n, int prealloc, int rfd, int wfd,
 	struct waiters w;
 	char param[32];
 	uint64_t *lat;
-	int ret = 0;
 
 	snprintf(param, sizeof(param), "%d", n);
 	if (prealloc) {
@@ -585,15 +603,7 @@ static int neighbour(const char *km, int n, int prealloc, int rfd, int wfd,
 	free(lat);
 	report_hash("neigh-hash", km, param);
 
-	if (write(wfd, "R", 1) != 1)
-		return 1;
-	if (read_byte(rfd, 3600) != 'T') {
-		error("neighbour: no teardown request from the controller");
-		ret = 1;
-	}
-	if (waiters_stop(&w))
-		ret = 1;
-	return ret;
+	return neighbour_hold(&w, rfd, wfd, "neighbour");
 }
 
 static uint32_t vprobe[NPROBE * STRIDE] __attribute__((aligned(64)));
@@ -1004,7 +1014,6 @@ static int numa_neighbour(void *arg, int rfd, int wfd)
 	char km[64], param[32];
 	struct waiters w;
 	uint32_t *pair;
-	int ret = 0;
 
 	snprintf(km, sizeof(km), "%s/%s", kernel_label, a->numa ? "numa" : "noflag");
 	snprintf(param, sizeof(param), "%d", a->n);
@@ -1020,15 +1029,7 @@ static int numa_neighbour(void *arg, int rfd, int wfd)
 		return 1;
 	bench("numa-neigh", km, param, "waiters", "%d", a->n);
 
-	if (write(wfd, "R", 1) != 1)
-		return 1;
-	if (read_byte(rfd, 3600) != 'T') {
-		error("numa neighbour: no teardown request from the controller");
-		ret = 1;
-	}
-	if (waiters_stop(&w))
-		ret = 1;
-	return ret;
+	return neighbour_hold(&w, rfd, wfd, "numa neighbour");
 }
 
 /*
