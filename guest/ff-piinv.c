@@ -9,9 +9,24 @@
  * (SCHED_OTHER, CPU 0) takes a PI futex with FUTEX_LOCK_PI and releases it
  * with FUTEX_UNLOCK_PI as soon as the FIFO thread waits for it; the FIFO
  * thread (SCHED_FIFO priority PRIO, CPU 1) spins until the futex is owned,
- * then calls FUTEX_LOCK_PI and records how long the call took: the rest of
- * the owner's FUTEX_LOCK_PI and its return to user space, its unlock, and
- * whatever the kernel made the owner do in between.  Cases (the policy of
+ * then calls FUTEX_LOCK_PI.  Two figures a trial, both from the FIFO
+ * thread's call on:
+ *   acquired	until the futex is the FIFO thread's: the owner's
+ *		FUTEX_UNLOCK_PI, which hands it over, has returned (read by the
+ *		owner), or the FIFO thread's call has, whichever comes first.
+ *		This is the inversion: the rest of the owner's FUTEX_LOCK_PI, its
+ *		return to user space, its unlock, and whatever the kernel made
+ *		the owner do in between.
+ *   returned	until the FIFO thread's FUTEX_LOCK_PI returned.  Under
+ *		-icount QEMU runs the vCPUs in turns and does not leave CPU 0
+ *		for a CPU 1 that is already running (the FIFO thread spins in
+ *		the rt_mutex while its owner is on a CPU): CPU 1 runs again when
+ *		CPU 0 idles, so this figure also counts whatever CPU 0 runs
+ *		after the handover (the process' kernel worker, RCU, other
+ *		kworkers), which a machine runs in parallel.  -t shows it.
+ * After its unlock the owner waits (FUTEX_WAIT) for the FIFO thread's
+ * return instead of exiting, so that CPU 0 idles as soon as it can.
+ * Cases (the policy of
  * kernel.futex_private_hash in brackets; on a kernel without it, vanilla,
  * the same system calls run as a baseline):
  *   policy0       no table ever (0)
@@ -34,18 +49,28 @@
  * guest time is instruction count and results repeat.
  *
  * Output, per case:
- *   BENCH piinv <kernel>/<case> - p50_us <v>
+ *   BENCH piinv <kernel>/<case> - acq_p50_us <v>	(acquired)
+ *   BENCH piinv <kernel>/<case> - acq_p90_us <v>
+ *   BENCH piinv <kernel>/<case> - acq_max_us <v>
+ *   BENCH piinv <kernel>/<case> - p50_us <v>		(returned)
  *   BENCH piinv <kernel>/<case> - p90_us <v>
  *   BENCH piinv <kernel>/<case> - max_us <v>
  *   BENCH piinv <kernel>/<case> - trials <n>
  *   BENCH piinv <kernel>/<case> - tables <n>   (trials whose process had a
  *		private table at the end, -1 without PR_FUTEX_HASH)
  *
- * usage: ff-piinv [-k KERNEL] [-c CASES] [-n TRIALS] [-r PRIO]
+ * usage: ff-piinv [-k KERNEL] [-c CASES] [-n TRIALS] [-r PRIO] [-t]
  *   KERNEL	label (default: ff.label= of the kernel command line)
  *   CASES	comma list (default: all of the above)
  *   TRIALS	trials a case (default 40)
  *   PRIO	SCHED_FIFO priority (default 80)
+ *   -t		explain each case's worst trial (the longest acquisition):
+ *		trace the scheduler, workqueue,
+ *		interrupt and futex-table events of every trial (tracefs) and
+ *		print the worst trial's events, from the FIFO thread's call to
+ *		its return, as "FFB-TRACE piinv <kernel>/<case>: ..." lines.
+ *		The tracepoints cost instructions on both kernels alike: the
+ *		latencies of a traced run are not comparable with an untraced one.
  * Needs root and two CPUs.  Exit status 0, or 1 after an FFB-ERROR line.
  * The sysctls it changes are restored at the end.
  */
@@ -83,13 +108,16 @@
 #define error(fmt, ...) ff_out("FFB-ERROR ff-piinv: " fmt, ##__VA_ARGS__)
 
 static const char *kernel_label = "kernel";
-static int trials = 40, prio = 80, have_policy;
+static int trials = 40, prio = 80, have_policy, tracing;
 
 /* One trial's shared state, in memory the trial's process shares with us */
 struct trial {
 	_Atomic uint32_t pi;		/* the PI futex */
 	_Atomic int fifo_ready;		/* the FIFO thread spins */
 	_Atomic int go;			/* the owner may start */
+	_Atomic uint32_t fifo_done;	/* the FIFO thread has returned */
+	uint64_t t0_ns;			/* the FIFO thread's call */
+	_Atomic uint64_t handover_ns;	/* the owner's unlock returned */
 	uint64_t wait_ns;		/* the FIFO thread's FUTEX_LOCK_PI */
 	long slots;			/* at the end, -1 unknown */
 	int err;
@@ -130,6 +158,113 @@ static long fx(void *uaddr, int op, uint32_t val)
 	return syscall(SYS_futex, uaddr, op, val, NULL, NULL, 0);
 }
 
+/* ---- -t: the worst trial's events, from tracefs ---- */
+#define TRACEFS		"/sys/kernel/debug/tracing/"
+#define TRACE_MAX	(1 << 20)
+
+static const char * const trace_events[] = {
+	"sched/sched_switch", "sched/sched_wakeup", "sched/sched_migrate_task",
+	"sched/sched_pi_setprio", "workqueue/workqueue_execute_start",
+	"workqueue/workqueue_execute_end", "irq/irq_handler_entry",
+	"irq/softirq_entry", "irq/softirq_exit", "irq_vectors/local_timer_entry",
+	"irq_vectors/call_function_entry", "irq_vectors/call_function_single_entry",
+	"irq_vectors/reschedule_entry", "rcu/rcu_utilization",
+	"timer/hrtimer_expire_entry", "futex/futex_hash_alloc",
+	"futex/futex_hash_grow", "futex/futex_hash_migrate",
+};
+static int marker_fd = -1;
+static char *worst_trace;
+
+static int trace_write(const char *file, const char *val)
+{
+	char path[256];
+	int fd, ok;
+
+	snprintf(path, sizeof(path), TRACEFS "%s", file);
+	fd = open(path, O_WRONLY | O_TRUNC);
+	if (fd < 0)
+		return -1;
+	ok = write(fd, val, strlen(val)) == (ssize_t)strlen(val);
+	close(fd);
+	return ok ? 0 : -1;
+}
+
+/* Turn the events on (those this kernel has); 0 or -1 without tracefs */
+static int trace_setup(void)
+{
+	char file[128];
+	size_t i;
+
+	if (trace_write("tracing_on", "0") || trace_write("buffer_size_kb", "512"))
+		return -1;
+	trace_write("set_event", "");
+	for (i = 0; i < sizeof(trace_events) / sizeof(trace_events[0]); i++) {
+		snprintf(file, sizeof(file), "events/%s/enable", trace_events[i]);
+		trace_write(file, "1");	/* absent on one kernel or the other */
+	}
+	marker_fd = open(TRACEFS "trace_marker", O_WRONLY);
+	return marker_fd < 0 ? -1 : 0;
+}
+
+static void trace_mark(const char *what)
+{
+	if (marker_fd >= 0 && write(marker_fd, what, strlen(what)) < 0)
+		marker_fd = -1;
+}
+
+/* Empty the buffer and start recording: before each trial */
+static void trace_start(void)
+{
+	trace_write("trace", "");
+	trace_write("tracing_on", "1");
+}
+
+/* Stop recording; keep the trial's events when it is the worst so far */
+static void trace_stop(int worst)
+{
+	size_t len = 0;
+	ssize_t n;
+	int fd;
+
+	trace_write("tracing_on", "0");
+	if (!worst)
+		return;
+	if (!worst_trace)
+		worst_trace = malloc(TRACE_MAX);
+	fd = open(TRACEFS "trace", O_RDONLY);
+	if (!worst_trace || fd < 0) {
+		if (fd >= 0)
+			close(fd);
+		return;
+	}
+	while (len < TRACE_MAX - 1 &&
+	       (n = read(fd, worst_trace + len, TRACE_MAX - 1 - len)) > 0)
+		len += n;
+	worst_trace[len] = 0;
+	close(fd);
+}
+
+/* Print the kept events between the FIFO thread's two marks */
+static void trace_print(const char *km)
+{
+	char *line, *save;
+	int in = 0;
+
+	if (!worst_trace)
+		return;
+	for (line = strtok_r(worst_trace, "\n", &save); line;
+	     line = strtok_r(NULL, "\n", &save)) {
+		if (strstr(line, "ff-piinv: fifo-call"))
+			in = 1;
+		if (in && line[0] != '#')
+			ff_out("FFB-TRACE piinv %s: %.400s", km, line);
+		if (strstr(line, "ff-piinv: fifo-return"))
+			break;
+	}
+	free(worst_trace);
+	worst_trace = NULL;
+}
+
 static int pin(int cpu)
 {
 	cpu_set_t set;
@@ -139,6 +274,14 @@ static int pin(int cpu)
 	return sched_setaffinity(0, sizeof(set), &set);
 }
 
+/* The FIFO thread is done (or failed): let the owner go */
+static void *fifo_exit(void)
+{
+	atomic_store(&tr->fifo_done, 1);
+	fx(&tr->fifo_done, FUTEX_WAKE_PRIVATE, 1);
+	return NULL;
+}
+
 static void *fifo_fn(void *p)
 {
 	uint64_t t0;
@@ -146,23 +289,26 @@ static void *fifo_fn(void *p)
 	(void)p;
 	if (pin(1)) {
 		tr->err = errno;
-		return NULL;
+		return fifo_exit();
 	}
 	atomic_store(&tr->fifo_ready, 1);
 	step(ST_FIFO);
 	/* Owned: the owner's FUTEX_LOCK_PI (or cmpxchg) wrote its TID */
 	while (!(atomic_load(&tr->pi) & FUTEX_TID_MASK))
 		;
+	trace_mark("ff-piinv: fifo-call");
 	t0 = ff_now_ns();
+	tr->t0_ns = t0;
 	if (fx(&tr->pi, FUTEX_LOCK_PI_PRIVATE, 0)) {
 		tr->err = errno;
-		return NULL;
+		return fifo_exit();
 	}
 	tr->wait_ns = ff_now_ns() - t0;
+	trace_mark("ff-piinv: fifo-return");
 	step(ST_FIFO_LOCKED);
 	if (fx(&tr->pi, FUTEX_UNLOCK_PI_PRIVATE, 0))
 		tr->err = errno;
-	return NULL;
+	return fifo_exit();
 }
 
 static void *growth_waiter(void *p)
@@ -204,7 +350,11 @@ static void *owner_fn(void *p)
 		;
 	if (fx(&tr->pi, FUTEX_UNLOCK_PI_PRIVATE, 0))
 		tr->err = errno;
+	atomic_store(&tr->handover_ns, ff_now_ns());
 	step(ST_UNLOCKED);
+	/* Sleep rather than exit: CPU 0 idles, and QEMU's turn passes to CPU 1 */
+	while (!atomic_load(&tr->fifo_done))
+		fx(&tr->fifo_done, FUTEX_WAIT_PRIVATE, 0);
 	return NULL;
 }
 
@@ -292,16 +442,38 @@ static int cmp_u64(const void *a, const void *b)
 	return x < y ? -1 : x > y;
 }
 
+/* The acquisition of the trial just done, see the head comment */
+static uint64_t acquired_ns(void)
+{
+	uint64_t h = atomic_load(&tr->handover_ns);
+
+	if (h > tr->t0_ns && h - tr->t0_ns < tr->wait_ns)
+		return h - tr->t0_ns;
+	return tr->wait_ns;
+}
+
+static void print_stats(const char *km, const char *pfx, uint64_t *ns, int n)
+{
+	qsort(ns, n, sizeof(*ns), cmp_u64);
+	ff_out("BENCH piinv %s - %sp50_us %.1f", km, pfx, ns[n / 2] / 1e3);
+	ff_out("BENCH piinv %s - %sp90_us %.1f", km, pfx, ns[n * 9 / 10] / 1e3);
+	ff_out("BENCH piinv %s - %smax_us %.1f", km, pfx, ns[n - 1] / 1e3);
+}
+
 static int run_case(const char *c)
 {
-	uint64_t *ns = calloc(trials, sizeof(*ns));
-	int i, st, n = 0, tables = 0, ret = 0;
+	uint64_t *ns = calloc(trials, sizeof(*ns)), worst_ns = 0;
+	uint64_t *acq = calloc(trials, sizeof(*acq));
+	int i, st, n = 0, tables = 0, ret = 0, worst;
 	pid_t neigh = 0, pid;
 	char km[96];
 
 	snprintf(km, sizeof(km), "%s/%s", kernel_label, c);
-	if (!ns)
+	if (!ns || !acq) {
+		free(ns);
+		free(acq);
 		return 1;
+	}
 	cur_case = c;
 	if (!strcmp(c, "conflict")) {
 		if (have_policy && ff_sw_set_sysctl(SYSCTL_POLICY, 0))
@@ -316,12 +488,20 @@ static int run_case(const char *c)
 		return 1;
 	for (i = 0; i < trials; i++) {
 		memset(tr, 0, sizeof(*tr));
+		if (tracing)
+			trace_start();
 		pid = fork();
 		if (pid < 0)
 			break;
 		if (!pid)
 			_exit(trial_process());
 		st = wait_trial(pid);
+		/* -t keeps the trial with the longest acquisition */
+		worst = st == 0 && (!n || acquired_ns() > worst_ns);
+		if (tracing)
+			trace_stop(worst);
+		if (worst)
+			worst_ns = acquired_ns();
 		if (st == -1) {
 			error("%s: trial %d did not end within %d s: stuck in %s",
 			      km, i, TRIAL_LIMIT_S, first_missing_step());
@@ -333,6 +513,7 @@ static int run_case(const char *c)
 			ret = 1;
 			break;
 		}
+		acq[n] = acquired_ns();
 		ns[n++] = tr->wait_ns;
 		tables += tr->slots > 0;
 	}
@@ -341,14 +522,15 @@ static int run_case(const char *c)
 		waitpid(neigh, &st, 0);
 	}
 	if (n) {
-		qsort(ns, n, sizeof(*ns), cmp_u64);
-		ff_out("BENCH piinv %s - p50_us %.1f", km, ns[n / 2] / 1e3);
-		ff_out("BENCH piinv %s - p90_us %.1f", km, ns[n * 9 / 10] / 1e3);
-		ff_out("BENCH piinv %s - max_us %.1f", km, ns[n - 1] / 1e3);
+		print_stats(km, "acq_", acq, n);
+		print_stats(km, "", ns, n);
 		ff_out("BENCH piinv %s - trials %d", km, n);
 		ff_out("BENCH piinv %s - tables %d", km, have_policy ? tables : -1);
+		if (tracing)
+			trace_print(km);
 	}
 	free(ns);
+	free(acq);
 	return ret;
 }
 
@@ -360,19 +542,24 @@ int main(int argc, char **argv)
 
 	ff_sw_errpfx = "FFB-ERROR ff-piinv: ";
 	kernel_label = ff_cmdline_label(kernel_label);
-	while ((opt = getopt(argc, argv, "k:c:n:r:")) != -1) {
+	while ((opt = getopt(argc, argv, "k:c:n:r:t")) != -1) {
 		switch (opt) {
 		case 'k': kernel_label = optarg; break;
 		case 'c': snprintf(cases, sizeof(cases), "%s", optarg); break;
 		case 'n': trials = atoi(optarg); break;
 		case 'r': prio = atoi(optarg); break;
+		case 't': tracing = 1; break;
 		default:
-			fprintf(stderr, "usage: ff-piinv [-k KERNEL] [-c CASES] [-n TRIALS] [-r PRIO]\n");
+			fprintf(stderr, "usage: ff-piinv [-k KERNEL] [-c CASES] [-n TRIALS] [-r PRIO] [-t]\n");
 			return 2;
 		}
 	}
 	if (trials < 1 || sysconf(_SC_NPROCESSORS_ONLN) < 2) {
 		error("needs two CPUs and at least one trial");
+		return 1;
+	}
+	if (tracing && trace_setup()) {
+		error("-t: no tracefs at %s", TRACEFS);
 		return 1;
 	}
 	tr = mmap(NULL, sizeof(*tr), PROT_READ | PROT_WRITE,
