@@ -3,7 +3,8 @@
 # measured, one Markdown file with that part's sections of the summary
 # (bench-report.sh) under a header naming the run, and its rows of raw.csv
 # (by the boot that measured them); the wall part also copies its plots.
-# Parts the run did not measure keep their files.
+# Parts the run did not measure keep their files.  A part's hand-written
+# analysis, docs/bench/notes/<file>.md (each dated), follows its tables.
 #
 # usage: bench-docs.sh <results-dir> <parts> <docs-dir>
 set -euo pipefail
@@ -57,6 +58,10 @@ for p in "${list[@]}"; do
 		echo "measured on hardware. Raw numbers: [\`raw-$file.csv\`](raw-$file.csv)."
 		echo
 		printf '%s\n' "$body"
+		if [ -s "$docs/notes/$file.md" ]; then
+			echo
+			cat "$docs/notes/$file.md"
+		fi
 	} >"$out"
 	{
 		head -1 "$res/raw.csv"
