@@ -178,15 +178,21 @@ static char *worst_trace;
 static int trace_write(const char *file, const char *val)
 {
 	char path[256];
-	int fd, ok;
+
+	snprintf(path, sizeof(path), TRACEFS "%s", file);
+	return ff_write_file(path, val) ? -1 : 0;
+}
+
+/* Open @file truncated: empties the buffer ("trace") or the event list */
+static void trace_truncate(const char *file)
+{
+	char path[256];
+	int fd;
 
 	snprintf(path, sizeof(path), TRACEFS "%s", file);
 	fd = open(path, O_WRONLY | O_TRUNC);
-	if (fd < 0)
-		return -1;
-	ok = write(fd, val, strlen(val)) == (ssize_t)strlen(val);
-	close(fd);
-	return ok ? 0 : -1;
+	if (fd >= 0)
+		close(fd);
 }
 
 /* Turn the events on (those this kernel has); 0 or -1 without tracefs */
@@ -197,7 +203,7 @@ static int trace_setup(void)
 
 	if (trace_write("tracing_on", "0") || trace_write("buffer_size_kb", "512"))
 		return -1;
-	trace_write("set_event", "");
+	trace_truncate("set_event");
 	for (i = 0; i < sizeof(trace_events) / sizeof(trace_events[0]); i++) {
 		snprintf(file, sizeof(file), "events/%s/enable", trace_events[i]);
 		trace_write(file, "1");	/* absent on one kernel or the other */
@@ -215,7 +221,7 @@ static void trace_mark(const char *what)
 /* Empty the buffer and start recording: before each trial */
 static void trace_start(void)
 {
-	trace_write("trace", "");
+	trace_truncate("trace");
 	trace_write("tracing_on", "1");
 }
 
