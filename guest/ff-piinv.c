@@ -65,10 +65,10 @@
  *   TRIALS	trials a case (default 40)
  *   PRIO	SCHED_FIFO priority (default 80)
  *   -t		explain each case's worst trial (the longest acquisition):
- *		trace the scheduler, workqueue,
- *		interrupt and futex-table events of every trial (tracefs) and
- *		print the worst trial's events, from the FIFO thread's call to
- *		its return, as "FFB-TRACE piinv <kernel>/<case>: ..." lines.
+ *		trace the scheduler, workqueue, interrupt and futex-table
+ *		events of every trial (tracefs) and print the worst trial's
+ *		events, from the FIFO thread's call to its return, as
+ *		"FFB-TRACE piinv <kernel>/<case>: ..." lines.
  *		The tracepoints cost instructions on both kernels alike: the
  *		latencies of a traced run are not comparable with an untraced one.
  * Needs root and two CPUs.  Exit status 0, or 1 after an FFB-ERROR line.
@@ -468,7 +468,7 @@ static void print_stats(const char *km, const char *pfx, uint64_t *ns, int n)
 
 static int run_case(const char *c)
 {
-	uint64_t *ns = calloc(trials, sizeof(*ns)), worst_ns = 0;
+	uint64_t *ns = calloc(trials, sizeof(*ns)), worst_ns = 0, a;
 	uint64_t *acq = calloc(trials, sizeof(*acq));
 	int i, st, n = 0, tables = 0, ret = 0, worst;
 	pid_t neigh = 0, pid;
@@ -502,12 +502,13 @@ static int run_case(const char *c)
 		if (!pid)
 			_exit(trial_process());
 		st = wait_trial(pid);
+		a = acquired_ns();
 		/* -t keeps the trial with the longest acquisition */
-		worst = st == 0 && (!n || acquired_ns() > worst_ns);
+		worst = st == 0 && (!n || a > worst_ns);
 		if (tracing)
 			trace_stop(worst);
 		if (worst)
-			worst_ns = acquired_ns();
+			worst_ns = a;
 		if (st == -1) {
 			error("%s: trial %d did not end within %d s: stuck in %s",
 			      km, i, TRIAL_LIMIT_S, first_missing_step());
@@ -519,7 +520,7 @@ static int run_case(const char *c)
 			ret = 1;
 			break;
 		}
-		acq[n] = acquired_ns();
+		acq[n] = a;
 		ns[n++] = tr->wait_ns;
 		tables += tr->slots > 0;
 	}

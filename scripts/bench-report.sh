@@ -596,12 +596,11 @@ if "piinv" in parts and any(k[0] == "piinv" for k in data):
     p("| case | vanilla acquired p50 / p90 / worst | patched acquired p50 / p90 / worst | goal: worst <= vanilla + 50 us "
       "| returned worst, vanilla / patched | tables |")
     p("|---|---:|---:|---|---:|---:|")
+    def pi_acq(km):  # acquisition p50, p90, worst of one kernel/case, and as a cell
+        v = [get("piinv", km, "-", "acq_" + q + "_us") for q in ("p50", "p90", "max")]
+        return v[2], " / ".join(fmt(x, "n") for x in v)
     for c, name in pi_cases:
-        def three(k, pfx):
-            v = [get("piinv", k + "/" + c, "-", pfx + s_ + "_us") for s_ in ("p50", "p90", "max")]
-            return v, " / ".join(fmt(x, "n") for x in v)
-        (va, vs), (pa, ps) = three("vanilla", "acq_"), three("patched", "acq_")
-        vm, pm = va[2], pa[2]
+        (vm, vs), (pm, ps) = pi_acq("vanilla/" + c), pi_acq("patched/" + c)
         vr, pr = get("piinv", "vanilla/" + c, "-", "max_us"), get("piinv", "patched/" + c, "-", "max_us")
         t = get("piinv", "patched/" + c, "-", "tables")
         n = get("piinv", "patched/" + c, "-", "trials")
