@@ -31,6 +31,7 @@ describe() {
 	perf) echo "tree-perf|The tree's perf bench futex|9|-perf$" ;;
 	piinv) echo "piinv|Priority inversion through the table machinery|10|-piinv$" ;;
 	cyclic) echo "cyclic|cyclictest on PREEMPT_RT|11|-cyclic$" ;;
+	drain) echo "drain|Automatic switches under attack|12|-drain$" ;;
 	*) return 1 ;;
 	esac
 }

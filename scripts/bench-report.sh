@@ -12,7 +12,7 @@ set -euo pipefail
 raw=${1:?usage: bench-report.sh <raw.csv> <outdir> [quick] [parts]}
 outdir=${2:?missing output dir}
 quick=${3:-0}
-parts=${4:-wall,2014,icount,rtlat,piinv,cyclic,perf}
+parts=${4:-wall,2014,icount,rtlat,piinv,cyclic,perf,drain}
 [ -f "$raw" ] || { echo "bench-report: error: $raw not found" >&2; exit 1; }
 mkdir -p "$outdir"
 
@@ -777,6 +777,45 @@ if "perf" in parts and tp_have:
         for km, param, wl in refused:
             kern, mode = km.split("/", 1)
             p("| %s | %s | %s |" % (kern, names.get(mode, mode), "yes" if get(wl, km, param, "refused") else "no"))
+        p()
+
+# ---- drain: automatic switches against the waiters they move, and other processes' ----
+if "drain" in parts and any(k[0] in ("drain", "worker") for k in data):
+    p("## 12. Automatic switches under attack (ms of TCG icount time)")
+    p()
+    p("Patched kernel only (vanilla has no tables), two vCPUs, QEMU `-icount shift=0` (1 ms = 10^6 "
+      "instructions of both vCPUs; guest/ff-drain.c, suite bench-drain). **drain**: a new process parks N "
+      "io_uring FUTEX_WAITs on N private words from io-wq workers (IOSQE_ASYNC), which ask for no table, so "
+      "all of them sit in the global table; one private FUTEX_WAKE of its main thread then queues its "
+      "worker: time until the grown table is in place (first table of 16 buckets, N waiters moved out of "
+      "the global table, growth to a bucket per waiter, N waiters moved again). Goal (issue 39): each "
+      "doubling of N at most 2.2x the time. **worker**: a victim process created under policy 2 makes one "
+      "private FUTEX_WAKE: time until its first table exists, alone and right after 8 attacker processes "
+      "have each queued their worker for a drain of 100,000 waiters. Goal: at most 2x alone.")
+    p()
+    ns_ = sorted({int(k[2]) for k in data if k[0] == "drain" and k[3] == "switch_ms"})
+    if ns_:
+        p("| waiters moved (x2) | switch ms | / previous row | goal: <= 2.2x |")
+        p("|---:|---:|---:|---|")
+        prev = None
+        for n in ns_:
+            v = get("drain", "patched/1", n, "switch_ms")
+            r = v / prev if v is not None and prev else None
+            verdict = "" if r is None else ("PASS" if r <= 2.2 else "**FAIL**")
+            p("| %d | %s | %s | %s |" % (n, "n/a" if v is None else "%.1f" % v, fmt(r), verdict))
+            prev = v
+        p()
+    alone = get("worker", "patched/2", "alone", "first_table_ms")
+    loaded = [(k[2], get(*k)) for k in data if k[0] == "worker" and k[1] == "patched/2" and k[2] != "alone"]
+    if alone is not None:
+        p("| victim's first table | ms | / alone | goal: <= 2x |")
+        p("|---|---:|---:|---|")
+        p("| alone | %.2f | 1.00x | |" % alone)
+        for param, v in sorted(loaded):
+            att = get("worker", "patched/1", param, "attacker_switch_ms")
+            p("| with attackers %s (their slowest switch: %s ms) | %.2f | %s | %s |" % (
+                param, "n/a" if att is None else "%.0f" % att, v, fmt(v / alone if alone else None),
+                "PASS" if alone and v <= 2 * alone else "**FAIL**"))
         p()
 
 text = "\n".join(out) + "\n"

@@ -21,7 +21,10 @@
 #   kernel builds, about 20 minutes on 2 cores; only when asked for),
 #   perf (the tree's own perf bench futex with the series' options -b,
 #   --prealloc, --node, built from the patched tree by build-perf.sh:
-#   about 2 minutes of build on 2 cores, so QUICK leaves it out);
+#   about 2 minutes of build on 2 cores, so QUICK leaves it out), drain
+#   (the time of automatic switches against the waiters they move, and a
+#   victim's first table while other processes' workers drain, -icount
+#   on two vCPUs, patched kernel only);
 #   default: all of them but cyclic (QUICK: wall,icount).
 # Environment: BENCH_REUSE=1 reuses already-built bench kernels in a full
 # run too (as QUICK does), instead of rebuilding the trees first.
@@ -37,7 +40,7 @@ quick=${2:-0}
 [ "$quick" = 1 ] || quick=0
 parts=${3:-}
 if [ -z "$parts" ]; then
-	if [ "$quick" = 1 ]; then parts=wall,icount; else parts=wall,2014,icount,rtlat,piinv,perf; fi
+	if [ "$quick" = 1 ]; then parts=wall,icount; else parts=wall,2014,icount,rtlat,piinv,perf,drain; fi
 fi
 part() { [[ ",$parts," == *",$1,"* ]]; }
 cd "$top"
@@ -277,6 +280,12 @@ if [ "$quick" = 0 ] && part cyclic; then
 	# vCPU's work would count as the first one's latency).
 	FF_ICOUNT=1 FF_CPUS=1 FF_NODES=1 boot vanilla-cyclic "$vimg_rt" bench-cyclic 1800
 	[ -z "$pimg_rt" ] || FF_ICOUNT=1 FF_CPUS=1 FF_NODES=1 boot patched-cyclic "$pimg_rt" bench-cyclic 1800
+fi
+
+if part drain && [ -n "$pimg" ]; then
+	# Automatic switches against the waiters they move, and against other
+	# processes' switches: two vCPUs under icount, the patched kernel only.
+	FF_ICOUNT=1 FF_CPUS=2 FF_NODES=1 boot patched-drain "$pimg" bench-drain 3000
 fi
 
 if part perf; then
