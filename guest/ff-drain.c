@@ -41,6 +41,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "ff-abi.h"
 #include "ff-util.h"
 
 #define POLICY		"/proc/sys/kernel/futex_private_hash"
@@ -48,13 +49,6 @@
 #define MAX_N		400000
 #define POLL_US		1000
 #define LIMIT_S		600
-
-#ifndef FUTEX2_SIZE_U32
-#define FUTEX2_SIZE_U32	0x02
-#endif
-#ifndef FUTEX2_PRIVATE
-#define FUTEX2_PRIVATE	FUTEX_PRIVATE_FLAG
-#endif
 
 static const char *kernel;
 
