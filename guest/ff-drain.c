@@ -134,21 +134,10 @@ static int park(struct ring *r, uint32_t *words, long n)
 	return 0;
 }
 
-/* A "key: value" line of /proc/self/futex_hash, -1 if missing */
+/* A "key: value" figure of /proc/self/futex_hash, -1 if missing */
 static long hash_field(const char *key)
 {
-	char line[128];
-	size_t len = strlen(key);
-	long v = -1;
-	FILE *f = fopen("/proc/self/futex_hash", "r");
-
-	if (!f)
-		return -1;
-	while (fgets(line, sizeof(line), f))
-		if (!strncmp(line, key, len) && line[len] == ':')
-			v = atol(line + len + 1);
-	fclose(f);
-	return v;
+	return ff_read_field("/proc/self/futex_hash", key);
 }
 
 /*

@@ -345,20 +345,10 @@ static void *sleeper(void *p)
 /* A figure of /proc/self/task/<tid>/futex_attached, or -1 */
 static long attached_figure(const char *name)
 {
-	char path[64], line[128];
-	size_t n = strlen(name);
-	long v = -1;
-	FILE *f;
+	char path[64];
 
 	snprintf(path, sizeof(path), "/proc/self/task/%d/futex_attached", gettid());
-	f = fopen(path, "r");
-	if (!f)
-		return -1;
-	while (fgets(line, sizeof(line), f))
-		if (!strncmp(line, name, n) && line[n] == ':')
-			v = atol(line + n + 1);
-	fclose(f);
-	return v;
+	return ff_read_field(path, name);
 }
 
 /* attach_grow: one loop, in a thread of its own (its cache starts empty) */
@@ -483,19 +473,7 @@ static int measure_attach_random(const char *km)
 /* A figure of /proc/self/futex_hash ("slots", "switches"), -1 without it */
 static long hash_figure(const char *name)
 {
-	char line[128], key[64];
-	long v = -1, x;
-	FILE *f = fopen("/proc/self/futex_hash", "r");
-
-	if (!f)
-		return -1;
-	while (fgets(line, sizeof(line), f))
-		if (sscanf(line, "%63[^:]: %ld", key, &x) == 2 && !strcmp(key, name)) {
-			v = x;
-			break;
-		}
-	fclose(f);
-	return v;
+	return ff_read_field("/proc/self/futex_hash", name);
 }
 
 static long table_slots(void)

@@ -11,6 +11,7 @@
 #include <stdint.h>
 #include <fcntl.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
@@ -91,6 +92,28 @@ static inline int ff_read_int(const char *path, int def)
 			v = def;
 		fclose(f);
 	}
+	return v;
+}
+
+/*
+ * The number of the "@key: number" line of @path (/proc/<pid>/futex_hash,
+ * /proc/<pid>/task/<tid>/futex_attached), or -1 if there is none.
+ */
+static inline long ff_read_field(const char *path, const char *key)
+{
+	char line[128];
+	size_t len = strlen(key);
+	long v = -1;
+	FILE *f = fopen(path, "r");
+
+	if (!f)
+		return -1;
+	while (fgets(line, sizeof(line), f))
+		if (!strncmp(line, key, len) && line[len] == ':') {
+			v = atol(line + len + 1);
+			break;
+		}
+	fclose(f);
 	return v;
 }
 
