@@ -4,7 +4,7 @@
 TREE    ?= build/linux
 SUITES  ?= futex-selftests,fastfutex,attached,reliability
 QUICK   ?= 0
-# make bench PARTS=icount,rtlat: only some parts (wall,2014,icount,rtlat,piinv,perf,drain; cyclic only when named)
+# make bench PARTS=icount,rtlat: only some parts (wall,2014,icount,rtlat,piinv,perf,drain,snitch; cyclic only when named)
 PARTS   ?=
 # make series-check PATCHES=3-14: only some patches
 PATCHES ?=
@@ -26,7 +26,7 @@ help:
 	@echo "make series-check  build and boot every patch (PATCHES=FIRST-LAST for some)"
 	@echo "make matrix   build and test many configs: UP, arm64, compat32, no jump labels, preemption"
 	@echo "              models, series options off, Debian config, W=1, sparse, clang (ROWS=up,arm64 for some)"
-	@echo "make bench    vanilla vs fastfutex benchmark (QUICK=1: CI subset; PARTS=wall,2014,icount,rtlat,piinv,perf,drain,cyclic)"
+	@echo "make bench    vanilla vs fastfutex benchmark (QUICK=1: CI subset; PARTS=wall,2014,icount,rtlat,piinv,perf,drain,snitch,cyclic)"
 	@echo "make trace    after make bench: single-step every futex op under gdb, per-function instruction diff"
 
 deps:

@@ -7,7 +7,9 @@
  * the mark of a process that attached a futex stay contained) running, on
  * private futexes (one numa pair aside):
  *
- *   wake      ping-pong hand-offs through FUTEX_WAIT/FUTEX_WAKE (2 pairs)
+ *   wake      ping-pong hand-offs through FUTEX_WAIT/FUTEX_WAKE (2 pairs:
+ *             one private, one without FUTEX_PRIVATE_FLAG on the process's
+ *             private memory, as pthread_join() waits on a thread id)
  *   numa      the same hand-offs through futex_wait()/futex_wake() with
  *             FUTEX2_NUMA on both sides (2 pairs): a private pair with
  *             FUTEX2_PRIVATE, and a shared pair (no FUTEX2_PRIVATE, in a
@@ -330,6 +332,7 @@ struct pp {
 	struct worker *drv, *fol;
 	int att;
 	unsigned int f2;
+	int shflag;	/* FUTEX_WAIT/FUTEX_WAKE without FUTEX_PRIVATE_FLAG */
 } __attribute__((aligned(8)));
 
 static int numa_on;		/* FUTEX2_NUMA works here (probe) */
@@ -363,6 +366,12 @@ static const char *f2_name(unsigned int f)
 /* The pair's wait: FUTEX_WAIT (with FUTEX_ATTACHED if @att), or futex_wait() with its flags */
 static void pp_wait(struct pp *p, struct worker *w, unsigned int val, const char *op, int att)
 {
+	if (p->shflag) {
+		w->op = op;
+		if (futex(&p->w, FUTEX_WAIT, val, NULL, NULL, 0) && errno != EAGAIN && errno != EINTR)
+			die("%s: %s: FUTEX_WAIT without FUTEX_PRIVATE_FLAG: %s", w->name, op, strerror(errno));
+		return;
+	}
 	if (!p->f2) {
 		fwait_att(w, &p->w, val, op, att);
 		return;
@@ -376,6 +385,13 @@ static long pp_wake(struct pp *p, struct worker *w, const char *op, int att)
 {
 	long r;
 
+	if (p->shflag) {
+		w->op = op;
+		r = futex(&p->w, FUTEX_WAKE, 1, NULL, NULL, 0);
+		if (r < 0)
+			die("%s: %s: FUTEX_WAKE without FUTEX_PRIVATE_FLAG: %s", w->name, op, strerror(errno));
+		return r;
+	}
 	if (!p->f2)
 		return fwake_att(w, &p->w, 1, op, att);
 	w->op = op;
@@ -1393,6 +1409,8 @@ static int run_round(enum mode m, long target)
 		die("pthread_create(watchdog)");
 
 	drop_pair = &pp[0];
+	/* A key of the process's private memory without the private flag */
+	pp[1].shflag = 1;
 	for (i = 0; i < 2; i++) {
 		pp[i].drv = worker_new("wake-ping");
 		pp[i].fol = worker_new("wake-pong");

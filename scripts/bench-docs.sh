@@ -32,6 +32,7 @@ describe() {
 	piinv) echo "piinv|Priority inversion through the table machinery|10|-piinv$" ;;
 	cyclic) echo "cyclic|cyclictest on PREEMPT_RT|11|-cyclic$" ;;
 	drain) echo "drain|Automatic switches under attack|12|-drain$" ;;
+	snitch) echo "snitch|Waiters seen by another process's timing|13|-snitch$" ;;
 	*) return 1 ;;
 	esac
 }

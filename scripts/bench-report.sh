@@ -12,7 +12,7 @@ set -euo pipefail
 raw=${1:?usage: bench-report.sh <raw.csv> <outdir> [quick] [parts]}
 outdir=${2:?missing output dir}
 quick=${3:-0}
-parts=${4:-wall,2014,icount,rtlat,piinv,cyclic,perf,drain}
+parts=${4:-wall,2014,icount,rtlat,piinv,cyclic,perf,drain,snitch}
 [ -f "$raw" ] || { echo "bench-report: error: $raw not found" >&2; exit 1; }
 mkdir -p "$outdir"
 
@@ -817,6 +817,30 @@ if "drain" in parts and any(k[0] in ("drain", "worker") for k in data):
                 param, "n/a" if att is None else "%.0f" % att, v, fmt(v / alone if alone else None),
                 "PASS" if alone and v <= 2 * alone else "**FAIL**"))
         p()
+
+# ---- snitch: a victim's waiters seen by another user's timing ----
+if "snitch" in parts and any(k[0] == "snitch" for k in data):
+    p("## 13. Waiters seen by another process's timing (TCG icount)")
+    p()
+    p("KernelSnitch (NDSS 2025) against each kernel, booted with QEMU `-icount shift=0` (4 vCPUs, one node; "
+      "guest/ff-snitch.c, suite bench-snitch): an attacker process (uid 65534) times a shared FUTEX_WAKE on "
+      "each of 8,192 words of a memfd of its own (the fastest of 5 calls: its instruction count), once "
+      "before and once while a victim process (uid 1000, created under the policy) has 8 threads asleep, "
+      "each on its own word: **private** FUTEX_WAIT_PRIVATE, **shared** FUTEX_WAIT without the private "
+      "flag on its private memory (as `pthread_join()` waits), **none** no victim (the noise). Cells: "
+      "words whose call got more than 40 instructions slower, i.e. that share a global bucket with a "
+      "victim's waiter. Goal (issue 40): 0 under the default policy (1) for both forms.")
+    p()
+    p("| kernel/policy | none | private | shared | goal |")
+    p("|---|---:|---:|---:|---|")
+    kms_ = sorted({k[1] for k in data if k[0] == "snitch"}, key=lambda x: (x != "vanilla", x))
+    for km in kms_:
+        c = [get("snitch", km, f, "detected") for f in ("none", "private", "shared")]
+        goal = ""
+        if km == "patched/1":
+            goal = "PASS" if c[1] == 0 and c[2] == 0 else "**FAIL**"
+        p("| %s | %s | %s | %s | %s |" % ((km,) + tuple("n/a" if v is None else "%d" % v for v in c) + (goal,)))
+    p()
 
 text = "\n".join(out) + "\n"
 open(os.path.join(outdir, "summary.md"), "w").write(text)

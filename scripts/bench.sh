@@ -24,7 +24,9 @@
 #   about 2 minutes of build on 2 cores, so QUICK leaves it out), drain
 #   (the time of automatic switches against the waiters they move, and a
 #   victim's first table while other processes' workers drain, -icount
-#   on two vCPUs, patched kernel only);
+#   on two vCPUs, patched kernel only), snitch (how many of a victim
+#   process's futex waiters another user's process detects by timing its
+#   own futex calls on the global table, per policy, -icount);
 #   default: all of them but cyclic (QUICK: wall,icount).
 # Environment: BENCH_REUSE=1 reuses already-built bench kernels in a full
 # run too (as QUICK does), instead of rebuilding the trees first.
@@ -40,7 +42,7 @@ quick=${2:-0}
 [ "$quick" = 1 ] || quick=0
 parts=${3:-}
 if [ -z "$parts" ]; then
-	if [ "$quick" = 1 ]; then parts=wall,icount; else parts=wall,2014,icount,rtlat,piinv,perf,drain; fi
+	if [ "$quick" = 1 ]; then parts=wall,icount; else parts=wall,2014,icount,rtlat,piinv,perf,drain,snitch; fi
 fi
 part() { [[ ",$parts," == *",$1,"* ]]; }
 cd "$top"
@@ -286,6 +288,14 @@ if part drain && [ -n "$pimg" ]; then
 	# Automatic switches against the waiters they move, and against other
 	# processes' switches: two vCPUs under icount, the patched kernel only.
 	FF_ICOUNT=1 FF_CPUS=2 FF_NODES=1 boot patched-drain "$pimg" bench-drain 3000
+fi
+
+if part snitch; then
+	# KernelSnitch: an attacker of another uid times its own futex calls
+	# on the global table while a victim's threads sleep; one node, so
+	# that the table is one part, under icount.
+	FF_ICOUNT=1 FF_NODES=1 boot vanilla-snitch "$vimg" bench-snitch 1200
+	[ -z "$pimg" ] || FF_ICOUNT=1 FF_NODES=1 boot patched-snitch "$pimg" bench-snitch 1200
 fi
 
 if part perf; then
