@@ -44,7 +44,7 @@ def get(wl, km, param, metric):
     return statistics.median(v) if v else None
 
 modes = ["0", "1", "2", "3", "prealloc", "attached"]
-mode_name = {"0": "m0 (off)", "1": "m1 (first conflict, default)", "2": "m2 (first private op)",
+mode_name = {"0": "m0 (off)", "1": "m1 (first conflict)", "2": "m2 (first private op, default)",
              "3": "m3 (second thread)", "prealloc": "prealloc (m1 + FUTEX_PREALLOC_HASH)",
              "attached": "attached (m1, victim's futexes attached)"}
 kms = [("vanilla/global", "vanilla")]
@@ -105,7 +105,7 @@ if "wall" in parts:
     v0 = get("victim-wake", "vanilla/global", 0, "p50_ns")
     m65 = get("victim-wake", "patched/m1", 65536, "p50_ns")
     m0 = get("victim-wake", "patched/m1", 0, "p50_ns")
-    p("**Goal** (TCG wall clock; victim FUTEX_WAKE p50 at 65536 neighbour waiters, default policy, <= 1.10x quiet): "
+    p("**Goal** (TCG wall clock; victim FUTEX_WAKE p50 at 65536 neighbour waiters, policy 1, <= 1.10x quiet): "
       "patched %s, vanilla %s." % (fmt(m65 / m0 if m65 and m0 else None), fmt(v65 / v0 if v65 and v0 else None)))
     p()
     p("## 1. Noisy neighbour: victim cost relative to quiet (TCG wall clock)")
@@ -153,7 +153,7 @@ if "wall" in parts:
     p("## 3. perf bench futex (Debian perf 6.1): patched / vanilla (TCG wall clock)")
     p()
     p("Debian 12's perf 6.1 (`/usr/bin/perf`) on both kernels, driven by ff-bench perf. Median of the repeats; spread = (max - min) / median over the repeats. ops/s: higher is better; ms: lower is better. "
-      "Patched kernel with the policy off (m0: the lookup code only) and with the default policy (m1). speed = patched speed / vanilla speed (ops/s ratio, or the inverse ratio of "
+      "Patched kernel with the policy off (m0: the lookup code only) and with policy 1 (m1; the default is 2). speed = patched speed / vanilla speed (ops/s ratio, or the inverse ratio of "
       "ms): >= 1.00 means the patched kernel is not slower; compare the distance from 1.00 with the spreads.")
     p()
     p("| benchmark | metric | vanilla | spread | patched m0 | spread | speed m0/vanilla | patched m1 | spread | speed m1/vanilla |")
@@ -448,7 +448,8 @@ if "icount" in parts and ic_have:
         p()
 
     nk = [("vanilla/global", "vanilla"), ("patched/m0", "patched m0 (off)"),
-          ("patched/m1", "patched m1 (first conflict, default)"), ("patched/prealloc", "patched prealloc"),
+          ("patched/m1", "patched m1 (first conflict)"), ("patched/m2", "patched m2 (first private op, default)"),
+          ("patched/prealloc", "patched prealloc"),
           ("patched/attached", "patched attached (FUTEX_WAKE with FUTEX_ATTACHED)")]
     if any(get("ic:victim-wake", km, 0, "p50_ns") is not None for km, _ in nk):
         p("### Noisy neighbour under TCG icount: victim FUTEX_WAKE (instructions)")
@@ -476,7 +477,7 @@ if "icount" in parts and ic_have:
     if mk_levels:
         mk_ops = ("wake_private", "wake_shared", "wait_private", "wait_shared")
         mk_kms = [("vanilla/global", "vanilla"), ("patched/m0", "patched m0 (off)"),
-                  ("patched/m1", "patched m1 (default)"),
+                  ("patched/m1", "patched m1"),
                   ("patched/m1global", "patched m1, neighbour on the global table (SET_SLOTS 0)")]
         p("### Attached neighbour under TCG icount: a process which never attached")
         p()
@@ -508,7 +509,7 @@ if "icount" in parts and ic_have:
                                         " | ".join(cells)))
             p()
         p("- Goal (issue 24): a neighbour's attachments leave another process's private and shared "
-          "FUTEX_WAKE/FUTEX_WAIT <= 1.01x of quiet, under policy 0, the default policy and with the "
+          "FUTEX_WAKE/FUTEX_WAIT <= 1.01x of quiet, under policy 0, policy 1 and with the "
           "neighbour on the global table: %s (%d cells, TCG icount)" % (outcome(judged, bad), judged))
         p()
 
@@ -666,14 +667,14 @@ if "perf" in parts and tp_have:
       "has no PR_FUTEX_HASH and no FUTEX_PREALLOC_HASH, so it runs without -b and --prealloc (which fail "
       "there, see the last table). 4 vCPUs, 2 NUMA nodes. Median of the repeats (guest/ff-perf, "
       "guest/suites/bench-perf*.txt), spread = (max - min) / median. slots = the hash in effect as perf "
-      "printed it after the run (PR_FUTEX_HASH_GET_SLOTS; 0 = global hash). Policy 1 (the default) unless "
-      "the row says otherwise.")
+      "printed it after the run (PR_FUTEX_HASH_GET_SLOTS; 0 = global hash). Policy 1 unless "
+      "the row says otherwise (the default is 2 since patch 45).")
     p()
     p("### perf bench futex hash (tree perf): ops/s, in brackets relative to vanilla at the same thread count")
     p()
     rows = [("vanilla/global", "vanilla, no option")]
     rows += [("patched/auto-m%d" % m, "patched, no option, policy %s" % n) for m, n in
-             ((0, "0 (off)"), (1, "1 (first conflict, default)"), (2, "2 (first private op)"), (3, "3 (second thread)"))]
+             ((0, "0 (off)"), (1, "1 (first conflict)"), (2, "2 (first private op, default)"), (3, "3 (second thread)"))]
     rows += [("patched/b0", "patched -b 0 (global hash)")]
     rows += [("patched/b%d" % b, "patched -b %d" % b) for b in (16, 64, 256, 1024, 4096, 16384, 65536)]
     rows += [("patched/prealloc%d" % b, "patched --prealloc %d" % b) for b in (0, 16, 1024, 65536)]
@@ -829,7 +830,7 @@ if "snitch" in parts and any(k[0] == "snitch" for k in data):
       "each on its own word: **private** FUTEX_WAIT_PRIVATE, **shared** FUTEX_WAIT without the private "
       "flag on its private memory (as `pthread_join()` waits), **none** no victim (the noise). Cells: "
       "words whose call got more than 40 instructions slower, i.e. that share a global bucket with a "
-      "victim's waiter. Goal (issue 40): 0 under the default policy (1) for both forms.")
+      "victim's waiter. Goal (issue 40): 0 under the default policy (2) for both forms.")
     p()
     p("| kernel/policy | none | private | shared | goal |")
     p("|---|---:|---:|---:|---|")
@@ -837,7 +838,7 @@ if "snitch" in parts and any(k[0] == "snitch" for k in data):
     for km in kms_:
         c = [get("snitch", km, f, "detected") for f in ("none", "private", "shared")]
         goal = ""
-        if km == "patched/1":
+        if km == "patched/2":
             goal = "PASS" if c[1] == 0 and c[2] == 0 else "**FAIL**"
         p("| %s | %s | %s | %s | %s |" % ((km,) + tuple("n/a" if v is None else "%d" % v for v in c) + (goal,)))
     p()
