@@ -20,7 +20,9 @@
  *	reported: the time until its first table exists, alone and while
  *	ATTACKERS processes (default 8) each make their worker drain N
  *	(default 100,000) waiters parked as above.
- *	BENCH worker KERNEL/2 alone|AxN first_table_ms VALUE
+ *	BENCH worker KERNEL/2 alone|AxN first_table_ms|complete_ms VALUE
+ *	(first_table_ms: the table is in use, PR_FUTEX_HASH_GET_SLOTS sees it;
+ *	complete_ms: the switch is complete, its waiters all moved)
  *	BENCH worker KERNEL/1 AxN attacker_switch_ms VALUE (the slowest)
  *
  * Times are CLOCK_MONOTONIC: under QEMU -icount shift=0, 1 ms is 10^6
@@ -286,11 +288,15 @@ static int drain(long *ns_list, int nr)
 	return fail;
 }
 
-/* A new process, created under policy 2: the time to its first table */
-static uint64_t victim(void)
+/*
+ * A new process, created under policy 2: the time until its first table is
+ * in use (returned) and until its switch is complete (*done: the grace
+ * period and the moves, counted in "switches").
+ */
+static uint64_t victim(uint64_t *done)
 {
+	uint64_t ns[2] = { 0, 0 };
 	int p[2], status;
-	uint64_t ns = 0;
 	pid_t pid;
 
 	if (pipe(p))
@@ -301,24 +307,26 @@ static uint64_t victim(void)
 		uint64_t t0 = ff_now_ns();
 
 		syscall(SYS_futex, &word, FUTEX_WAKE_PRIVATE, 1, NULL, NULL, 0);
-		ns = wait_table(t0, 1, 1);
-		if (write(p[1], &ns, sizeof(ns)) != sizeof(ns))
+		ns[0] = wait_table(t0, 1, 0);
+		ns[1] = wait_table(t0, 1, 1);
+		if (write(p[1], ns, sizeof(ns)) != sizeof(ns))
 			_exit(1);
 		_exit(0);
 	}
-	if (read(p[0], &ns, sizeof(ns)) != sizeof(ns))
-		ns = 0;
+	if (read(p[0], ns, sizeof(ns)) != sizeof(ns))
+		ns[0] = ns[1] = 0;
 	waitpid(pid, &status, 0);
 	close(p[0]);
 	close(p[1]);
-	return ns;
+	*done = ns[1];
+	return ns[0];
 }
 
 static int worker(int attackers, long n)
 {
 	int rp[2], gp[2], dp[2], i, fail = 0;
 	pid_t pids[64];
-	uint64_t ns, worst = 0;
+	uint64_t ns, done, worst = 0;
 	char c;
 
 	if (attackers < 1 || attackers > 64 || n < 1 || n > MAX_N) {
@@ -329,12 +337,13 @@ static int worker(int attackers, long n)
 		error("cannot set %s: %s", POLICY, strerror(errno));
 		return 1;
 	}
-	ns = victim();
-	if (!ns) {
+	ns = victim(&done);
+	if (!ns || !done) {
 		error("victim alone: no table");
 		fail = 1;
 	}
 	ff_out("BENCH worker %s/2 alone first_table_ms %.3f", kernel, ns / 1e6);
+	ff_out("BENCH worker %s/2 alone complete_ms %.3f", kernel, done / 1e6);
 
 	/* Attackers under policy 1: their tables come from their conflicts */
 	ff_write_file(POLICY, "1");
@@ -355,12 +364,13 @@ static int worker(int attackers, long n)
 		if (write(gp[1], "g", 1) != 1)
 			fail = 1;
 	usleep(10000);
-	ns = victim();
-	if (!ns) {
+	ns = victim(&done);
+	if (!ns || !done) {
 		error("victim with %d attackers: no table", attackers);
 		fail = 1;
 	}
 	ff_out("BENCH worker %s/2 %dx%ld first_table_ms %.3f", kernel, attackers, n, ns / 1e6);
+	ff_out("BENCH worker %s/2 %dx%ld complete_ms %.3f", kernel, attackers, n, done / 1e6);
 	for (i = 0; i < attackers; i++) {
 		uint64_t a = 0;
 

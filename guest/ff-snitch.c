@@ -4,7 +4,7 @@
  * futex operations on the global table (KernelSnitch, NDSS 2025)?
  * make bench PARTS=snitch, TCG icount.
  *
- *   ff-snitch [-m POLICY,...] [-p PAIRS] [-t THREADS] [KERNEL]
+ *   ff-snitch [-m POLICY,...] [-p PAIRS] [-t THREADS] [-w MS,...] [KERNEL]
  *	For each policy (none on a kernel without kernel.futex_private_hash),
  *	and each form of the victim's waits, an attacker process (uid 65534)
  *	times FUTEX_WAKE on PAIRS (page, offset) words of a memfd of its own,
@@ -15,10 +15,13 @@
  *	  shared:  FUTEX_WAIT without FUTEX_PRIVATE_FLAG on words of its
  *		   private memory, as pthread_join() waits on a thread id;
  *	  none:    no victim at all (the control: what noise alone shows).
+ *	The attacker starts timing MS milliseconds (default 20) after the
+ *	victim's threads went to sleep; each MS of -w is a trial of its own.
  *	A word whose call got slower by more than THRESH ns (instructions
  *	under -icount shift=0) shares a bucket with one of the victim's
  *	waiters: the attacker detected it.
- *	BENCH snitch KERNEL/POLICY FORM detected|words VALUE
+ *	BENCH snitch KERNEL/POLICY FORM@MS detected VALUE
+ *	BENCH snitch KERNEL/POLICY all words VALUE
  *
  * Under -icount, the time of a call is its instruction count: a wake on a
  * bucket without waiters returns before taking the lock, one on a bucket
@@ -54,6 +57,7 @@
 
 static const char *kernel;
 static int nthreads = 8;
+static int settle_ms = 20;
 
 static void __attribute__((format(printf, 1, 2))) error(const char *fmt, ...)
 {
@@ -171,8 +175,9 @@ static void victim(int op, int ready)
 		if (pthread_create(&t, NULL, victim_thread, w))
 			_exit(4);
 	}
-	/* Until every thread sleeps: 20 ms of guest time */
+	/* Every thread asleep, then as long as asked (guest time) */
 	usleep(20000);
+	usleep(settle_ms * 1000);
 	if (write(ready, "v", 1) != 1)
 		_exit(5);
 	for (;;)
@@ -224,24 +229,34 @@ out:
 int main(int argc, char **argv)
 {
 	static const char * const forms[] = { "none", "private", "shared" };
-	char *policies = NULL, *p, label[32];
-	int opt, pairs = 8192, fail = 0;
+	char *policies = NULL, *p, label[32], *waits = "20";
+	int opt, pairs = 8192, fail = 0, nw = 0, w;
+	int wait_list[8];
 	unsigned int f;
 
-	while ((opt = getopt(argc, argv, "m:p:t:")) != -1) {
+	while ((opt = getopt(argc, argv, "m:p:t:w:")) != -1) {
 		switch (opt) {
 		case 'm': policies = optarg; break;
 		case 'p': pairs = atoi(optarg); break;
 		case 't': nthreads = atoi(optarg); break;
+		case 'w': waits = optarg; break;
 		default:
-			fprintf(stderr, "usage: ff-snitch [-m POLICY,...] [-p PAIRS] [-t THREADS] [KERNEL]\n");
+			fprintf(stderr, "usage: ff-snitch [-m POLICY,...] [-p PAIRS] [-t THREADS] [-w MS,...] [KERNEL]\n");
 			return 2;
 		}
 	}
+	for (p = strtok(waits, ","); p && nw < 8; p = strtok(NULL, ","))
+		wait_list[nw++] = atoi(p);
 	kernel = optind < argc ? argv[optind] : ff_cmdline_label("kernel");
-	if (pairs < 1 || pairs > MAX_PAIRS || nthreads < 1 || nthreads > MAX_THREADS) {
-		error("-p 1-%d and -t 1-%d", MAX_PAIRS, MAX_THREADS);
+	if (pairs < 1 || pairs > MAX_PAIRS || nthreads < 1 || nthreads > MAX_THREADS || !nw) {
+		error("-p 1-%d, -t 1-%d and -w MS,...", MAX_PAIRS, MAX_THREADS);
 		return 1;
+	}
+	for (w = 0; w < nw; w++) {
+		if (wait_list[w] < 0 || wait_list[w] > 10000) {
+			error("-w %d: 0-10000 ms", wait_list[w]);
+			return 1;
+		}
 	}
 	if (access(POLICY, F_OK))
 		policies = NULL;	/* vanilla: one round, no policy */
@@ -255,15 +270,19 @@ int main(int argc, char **argv)
 			return 1;
 		}
 		snprintf(label, sizeof(label), "%s", p ? p : "-");
-		for (f = 0; f < sizeof(forms) / sizeof(forms[0]); f++) {
-			long n = trial(pairs, forms[f]);
+		for (w = 0; w < nw; w++) {
+			settle_ms = wait_list[w];
+			for (f = 0; f < sizeof(forms) / sizeof(forms[0]); f++) {
+				long n = trial(pairs, forms[f]);
 
-			if (n < 0) {
-				error("policy %s, form %s: trial failed", label, forms[f]);
-				fail = 1;
-				continue;
+				if (n < 0) {
+					error("policy %s, form %s: trial failed", label, forms[f]);
+					fail = 1;
+					continue;
+				}
+				ff_out("BENCH snitch %s/%s %s@%d detected %ld", kernel, label,
+				       forms[f], settle_ms, n);
 			}
-			ff_out("BENCH snitch %s/%s %s detected %ld", kernel, label, forms[f], n);
 		}
 		ff_out("BENCH snitch %s/%s all words %d", kernel, label, pairs);
 	} while (p && (p = strtok(NULL, ",")));
