@@ -54,16 +54,7 @@
 
 static const char *kernel;
 
-static void __attribute__((format(printf, 1, 2))) error(const char *fmt, ...)
-{
-	char buf[400];
-	va_list ap;
-
-	va_start(ap, fmt);
-	vsnprintf(buf, sizeof(buf), fmt, ap);
-	va_end(ap);
-	ff_out("FFB-ERROR ff-drain: %s", buf);
-}
+#define error(...) ff_bench_error("ff-drain", __VA_ARGS__)
 
 /* An io_uring with its submission ring mapped: just what parking needs */
 struct ring {

@@ -59,16 +59,7 @@ static const char *kernel;
 static int nthreads = 8;
 static int settle_ms = 20;
 
-static void __attribute__((format(printf, 1, 2))) error(const char *fmt, ...)
-{
-	char buf[400];
-	va_list ap;
-
-	va_start(ap, fmt);
-	vsnprintf(buf, sizeof(buf), fmt, ap);
-	va_end(ap);
-	ff_out("FFB-ERROR snitch: %s", buf);
-}
+#define error(...) ff_bench_error("snitch", __VA_ARGS__)
 
 static long futex(uint32_t *uaddr, int op, uint32_t val)
 {

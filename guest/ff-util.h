@@ -38,6 +38,19 @@ static inline __attribute__((format(printf, 1, 2))) void ff_out(const char *fmt,
 		_exit(3);
 }
 
+/* An error for the benchmark's report: "FFB-ERROR WHO: ..." */
+static inline __attribute__((format(printf, 2, 3))) void ff_bench_error(const char *who,
+									  const char *fmt, ...)
+{
+	char buf[400];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(buf, sizeof(buf), fmt, ap);
+	va_end(ap);
+	ff_out("FFB-ERROR %s: %s", who, buf);
+}
+
 /* CLOCK_MONOTONIC in ns (instructions, under QEMU -icount shift=0) */
 static inline uint64_t ff_now_ns(void)
 {
