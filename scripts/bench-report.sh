@@ -668,7 +668,7 @@ if "perf" in parts and tp_have:
       "there, see the last table). 4 vCPUs, 2 NUMA nodes. Median of the repeats (guest/ff-perf, "
       "guest/suites/bench-perf*.txt), spread = (max - min) / median. slots = the hash in effect as perf "
       "printed it after the run (PR_FUTEX_HASH_GET_SLOTS; 0 = global hash). Policy 1 unless "
-      "the row says otherwise (the default is 2 since patch 45).")
+      "the row says otherwise (the default is 2 since patch 43).")
     p()
     p("### perf bench futex hash (tree perf): ops/s, in brackets relative to vanilla at the same thread count")
     p()
